@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pageheight",
+    products: [
+        .library(name: "PageHeight", targets: ["PageHeight"]),
+        .executable(name: "pageheight", targets: ["pageheight"]),
+    ],
+    targets: [
+        // The system library: webkit2gtk-4.1 (GTK 3) found through pkg-config.
+        .systemLibrary(
+            name: "CWebKit",
+            pkgConfig: "webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]
+        ),
+        // The few C helpers Swift cannot express itself (macros, varargs, _finish unpacking).
+        .target(name: "CPageHeightShim", dependencies: ["CWebKit"]),
+        .target(
+            name: "PageHeight",
+            dependencies: ["CWebKit", "CPageHeightShim"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "pageheight",
+            dependencies: ["PageHeight"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "PageHeightTests",
+            dependencies: ["PageHeight"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "PageHeightEngineTests",
+            dependencies: ["PageHeight"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "PageHeightCLITests",
+            dependencies: ["pageheight"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+    ]
+)

@@ -1,0 +1,46 @@
+#ifndef PAGEHEIGHT_SHIM_H
+#define PAGEHEIGHT_SHIM_H
+
+// The C boundary of pageheight: only what Swift cannot express by itself.
+// Every symbol carries the `ph_` prefix and says why it exists, so it can go
+// once Swift imports the underlying thing directly.
+
+#include <gtk/gtk.h>
+#include <webkit2/webkit2.h>
+#include <sys/types.h>
+
+// Why: g_object_new is varargs; a view needs both its context and its content manager.
+WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager);
+
+// Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types.
+typedef void (*ph_load_changed_fn)(WebKitWebView *view, WebKitLoadEvent event, gpointer data);
+typedef gboolean (*ph_load_failed_fn)(WebKitWebView *view, WebKitLoadEvent event, const char *uri, GError *error, gpointer data);
+typedef void (*ph_process_terminated_fn)(WebKitWebView *view, WebKitWebProcessTerminationReason reason, gpointer data);
+typedef void (*ph_script_message_fn)(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+gulong ph_connect_load_changed(WebKitWebView *view, ph_load_changed_fn fn, gpointer data, GClosureNotify destroy);
+gulong ph_connect_load_failed(WebKitWebView *view, ph_load_failed_fn fn, gpointer data, GClosureNotify destroy);
+gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_fn fn, gpointer data, GClosureNotify destroy);
+gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *name, ph_script_message_fn fn, gpointer data, GClosureNotify destroy);
+
+// Why: a hostile page must not stall the run: dialogs are answered (cancel) and popups refused in C handlers.
+void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view);
+
+// Why: the _finish result is a JSCValue that must be turned into JSON and freed, and errors unpacked.
+// `json` and `error` are owned by the callee (freed after the callback returns); exactly one is non-NULL.
+typedef void (*ph_evaluated_fn)(const char *json, const char *error, gpointer data);
+void ph_evaluate(WebKitWebView *view, const char *script, GCancellable *cancellable, ph_evaluated_fn fn, gpointer data);
+
+// Why: the snapshot arrives as a cairo surface through an async _finish; this writes it as PNG.
+typedef void (*ph_done_fn)(const char *error, gpointer data);
+void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancellable, ph_done_fn fn, gpointer data);
+
+// Why: the main resource's bytes arrive through an async _finish (used for the text-length fallback).
+typedef void (*ph_data_fn)(const guchar *bytes, gsize length, const char *error, gpointer data);
+void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_data_fn fn, gpointer data);
+
+// Why: prctl(PR_SET_PDEATHSIG) is varargs and must run between fork and exec, which Swift cannot do.
+// Starts argv[0] (searched in PATH) with stdout on `stdout_fd`, killed if this thread's process dies.
+// Returns the pid, or -1 with errno set.
+pid_t ph_spawn_tied(char *const argv[], int stdout_fd);
+
+#endif

@@ -1,0 +1,164 @@
+#include "PageHeightShim.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager) {
+    return WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW,
+                                        "web-context", context,
+                                        "user-content-manager", manager,
+                                        NULL));
+}
+
+gulong ph_connect_load_changed(WebKitWebView *view, ph_load_changed_fn fn, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(view, "load-changed", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_load_failed(WebKitWebView *view, ph_load_failed_fn fn, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(view, "load-failed", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_fn fn, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(view, "web-process-terminated", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *name, ph_script_message_fn fn,
+                                  gpointer data, GClosureNotify destroy) {
+    gchar *signal = g_strconcat("script-message-received::", name, NULL);
+    gulong id = g_signal_connect_data(manager, signal, G_CALLBACK(fn), data, destroy, 0);
+    g_free(signal);
+    return id;
+}
+
+static gboolean dismiss_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data) {
+    (void)view; (void)data;
+    switch (webkit_script_dialog_get_dialog_type(dialog)) {
+    case WEBKIT_SCRIPT_DIALOG_CONFIRM:
+    case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM:
+        webkit_script_dialog_confirm_set_confirmed(dialog, FALSE);
+        break;
+    default:
+        break;
+    }
+    return TRUE; // handled: no GTK dialog is shown, the page continues at once
+}
+
+static GtkWidget *refuse_popup(WebKitWebView *view, WebKitNavigationAction *action, gpointer data) {
+    (void)view; (void)action; (void)data;
+    return NULL;
+}
+
+void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view) {
+    g_signal_connect(view, "script-dialog", G_CALLBACK(dismiss_dialog), NULL);
+    g_signal_connect(view, "create", G_CALLBACK(refuse_popup), NULL);
+}
+
+typedef struct {
+    gpointer fn;
+    gpointer data;
+    gchar *path;
+} Pending;
+
+static Pending *pending_new(gpointer fn, gpointer data, const char *path) {
+    Pending *p = g_new0(Pending, 1);
+    p->fn = fn;
+    p->data = data;
+    p->path = g_strdup(path);
+    return p;
+}
+
+static void pending_free(Pending *p) {
+    g_free(p->path);
+    g_free(p);
+}
+
+static gchar *describe_error(const GError *error) {
+    return g_strdup_printf("%s (%s %d)", error->message, g_quark_to_string(error->domain), error->code);
+}
+
+static void evaluated(GObject *source, GAsyncResult *result, gpointer user_data) {
+    Pending *p = user_data;
+    GError *error = NULL;
+    JSCValue *value = webkit_web_view_evaluate_javascript_finish(WEBKIT_WEB_VIEW(source), result, &error);
+    gchar *json = NULL;
+    gchar *message = NULL;
+    if (value) {
+        json = jsc_value_to_json(value, 0);
+        if (!json) json = g_strdup("null");
+        g_object_unref(value);
+    } else {
+        message = error ? describe_error(error) : g_strdup("no result");
+    }
+    ((ph_evaluated_fn)p->fn)(json, message, p->data);
+    g_free(json);
+    g_free(message);
+    g_clear_error(&error);
+    pending_free(p);
+}
+
+void ph_evaluate(WebKitWebView *view, const char *script, GCancellable *cancellable, ph_evaluated_fn fn, gpointer data) {
+    webkit_web_view_evaluate_javascript(view, script, -1, NULL, NULL, cancellable, evaluated,
+                                        pending_new((gpointer)fn, data, NULL));
+}
+
+static void snapshotted(GObject *source, GAsyncResult *result, gpointer user_data) {
+    Pending *p = user_data;
+    GError *error = NULL;
+    gchar *message = NULL;
+    cairo_surface_t *surface = webkit_web_view_get_snapshot_finish(WEBKIT_WEB_VIEW(source), result, &error);
+    if (surface) {
+        cairo_status_t status = cairo_surface_write_to_png(surface, p->path);
+        if (status != CAIRO_STATUS_SUCCESS)
+            message = g_strdup_printf("could not write %s: %s", p->path, cairo_status_to_string(status));
+        cairo_surface_destroy(surface);
+    } else {
+        message = error ? describe_error(error) : g_strdup("no snapshot");
+    }
+    ((ph_done_fn)p->fn)(message, p->data);
+    g_free(message);
+    g_clear_error(&error);
+    pending_free(p);
+}
+
+void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancellable, ph_done_fn fn, gpointer data) {
+    webkit_web_view_get_snapshot(view, WEBKIT_SNAPSHOT_REGION_FULL_DOCUMENT, WEBKIT_SNAPSHOT_OPTIONS_NONE,
+                                 cancellable, snapshotted, pending_new((gpointer)fn, data, path));
+}
+
+static void resource_read(GObject *source, GAsyncResult *result, gpointer user_data) {
+    Pending *p = user_data;
+    GError *error = NULL;
+    gsize length = 0;
+    guchar *bytes = webkit_web_resource_get_data_finish(WEBKIT_WEB_RESOURCE(source), result, &length, &error);
+    gchar *message = bytes ? NULL : (error ? describe_error(error) : g_strdup("no data"));
+    ((ph_data_fn)p->fn)(bytes, length, message, p->data);
+    g_free(bytes);
+    g_free(message);
+    g_clear_error(&error);
+    pending_free(p);
+}
+
+void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_data_fn fn, gpointer data) {
+    WebKitWebResource *resource = webkit_web_view_get_main_resource(view);
+    if (!resource) {
+        fn(NULL, 0, "the page has no main resource", data);
+        return;
+    }
+    webkit_web_resource_get_data(resource, cancellable, resource_read, pending_new((gpointer)fn, data, NULL));
+}
+
+pid_t ph_spawn_tied(char *const argv[], int stdout_fd) {
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0) return pid; // parent: child's pid, or -1 with errno
+    // Child: only async-signal-safe calls from here on.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127); // the parent died before prctl took effect
+    if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO) dup2(stdout_fd, STDOUT_FILENO);
+    setpgid(0, 0); // its own process group: a terminal's ^C reaches us, and we stop it ourselves
+    execvp(argv[0], argv);
+    _exit(127);
+}

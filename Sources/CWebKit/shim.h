@@ -1,0 +1,3 @@
+#include <gtk/gtk.h>
+#include <webkit2/webkit2.h>
+#include <cairo.h>
