@@ -150,7 +150,7 @@ void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_da
     webkit_web_resource_get_data(resource, cancellable, resource_read, pending_new((gpointer)fn, data, NULL));
 }
 
-pid_t ph_spawn_tied(char *const argv[], int stdout_fd) {
+pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0) return pid; // parent: child's pid, or -1 with errno
@@ -158,6 +158,7 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127); // the parent died before prctl took effect
     if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO) dup2(stdout_fd, STDOUT_FILENO);
+    if (stderr_fd >= 0 && stderr_fd != STDERR_FILENO) dup2(stderr_fd, STDERR_FILENO);
     setpgid(0, 0); // its own process group: a terminal's ^C reaches us, and we stop it ourselves
     execvp(argv[0], argv);
     _exit(127);

@@ -39,8 +39,8 @@ typedef void (*ph_data_fn)(const guchar *bytes, gsize length, const char *error,
 void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_data_fn fn, gpointer data);
 
 // Why: prctl(PR_SET_PDEATHSIG) is varargs and must run between fork and exec, which Swift cannot do.
-// Starts argv[0] (searched in PATH) with stdout on `stdout_fd`, killed if this thread's process dies.
-// Returns the pid, or -1 with errno set.
-pid_t ph_spawn_tied(char *const argv[], int stdout_fd);
+// Starts argv[0] (searched in PATH) with stdout on `stdout_fd` and stderr on `stderr_fd` (-1: inherit),
+// in its own process group, sent SIGTERM when the calling thread dies. Returns the pid, or -1 with errno set.
+pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd);
 
 #endif

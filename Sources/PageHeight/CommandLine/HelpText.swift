@@ -1,0 +1,53 @@
+/// The texts of `--help`, `--version` and usage errors.
+public enum HelpText {
+    public static let version = "pageheight 0.1.0"
+
+    public static let usage = "USAGE: pageheight [options] <page> ..."
+
+    public static let hint = "See 'pageheight --help'."
+
+    public static var help: String {
+        let defaults = MeasureOptions()
+        let schedule = defaults.schedule.delays.map { String($0) }.joined(separator: ",")
+        return """
+        OVERVIEW: How tall a web page's content is once it has stopped moving, as WebKit renders it.
+
+        Loads each page in an off-screen WebKitGTK view (starting its own Xvfb when DISPLAY is
+        unset), measures it on a reader app's growing-delay schedule, observes every change, and
+        reports the stabilized height and what each app strategy would have shown.
+
+        \(usage)
+
+        ARGUMENTS:
+          <page>                  A file path, an http(s):// file:// data: or about: URL, or - for HTML on stdin.
+                                  Several pages print JSON Lines, one report per page, in input order.
+
+        OPTIONS:
+          --width <px>            Viewport width in CSS px. (default: \(defaults.width))
+          --height <px>           Initial viewport height in CSS px. (default: \(defaults.height))
+          --font-size <px>        Default font size in CSS px. (default: \(defaults.fontSize))
+          --zoom <factor>         Page zoom. (default: \(defaults.zoom))
+          --metric <name>         What is measured: body-scroll, document-scroll, body-offset, document-offset,
+                                  body-rect, lowest-element, max. (default: \(defaults.metric.rawValue))
+          --until <rule>          settled: stop once quiet; schedule: run the whole schedule, then until settled.
+                                  (default: \(defaults.until.rawValue))
+          --quiet <seconds>       Quiet window: nothing moves and nothing is pending. (default: \(defaults.quiet))
+          --timeout <seconds>     Cap on the whole measurement. (default: \(defaults.timeout))
+          --threshold <px>        Moves of this much or less are ignored. (default: \(defaults.threshold))
+          --schedule <sleeps>     The reader app's sleeps between polls, comma-separated. (default: \(schedule))
+          --fit / --no-fit        Fit mode: each adopted height becomes the view's height. (default: --fit)
+          --no-javascript         Turn JavaScript off (the height is then an estimate from the text).
+          --header <px>           A native view above the web view; adds to the report's total. (default: 0)
+          --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
+          --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
+          --json                  Print the full report as JSON.
+          -v, --verbose           Print timestamped steps on stderr.
+          --version               Print the version.
+          -h, --help              Print this help.
+
+        EXIT STATUS:
+          0 every page is ok; 1 some page is not (unstable, runaway, fallback, load-error, timeout,
+          crashed); 64 the command line is wrong.
+        """
+    }
+}

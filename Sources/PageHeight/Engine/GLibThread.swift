@@ -1,0 +1,86 @@
+import CWebKit
+import Foundation
+
+/// The one thread where GTK and WebKit live, running the GLib main loop of the default context.
+///
+/// Everything that touches a GObject runs here, queued with `perform` as a GLib idle source;
+/// timers are GLib timeout sources. The thread never exits, so a child tied to it with
+/// `PR_SET_PDEATHSIG` (our Xvfb) lives exactly as long as the process.
+final class GLibThread: @unchecked Sendable {
+    private let thread: Thread
+
+    /// Starts the thread, runs `setup` on it first, and returns once setup is done.
+    init(setup: @escaping () throws -> Void) throws {
+        let ready = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: Error?
+        thread = Thread {
+            do {
+                try setup()
+            } catch {
+                failure = error
+                ready.signal()
+                return
+            }
+            ready.signal()
+            let loop = g_main_loop_new(nil, 0)
+            g_main_loop_run(loop)
+        }
+        thread.name = "pageheight-glib"
+        thread.stackSize = 8 << 20
+        thread.start()
+        ready.wait()
+        if let failure { throw failure }
+    }
+
+    /// Runs `job` on the GLib thread, soon and in order.
+    func perform(_ job: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(JobBox(job)).toOpaque()
+        g_idle_add_full(G_PRIORITY_DEFAULT, { data in
+            Unmanaged<JobBox>.fromOpaque(data!).takeUnretainedValue().job()
+            return 0 // G_SOURCE_REMOVE
+        }, box, { data in
+            Unmanaged<JobBox>.fromOpaque(data!).release()
+        })
+    }
+}
+
+private final class JobBox {
+    let job: () -> Void
+    init(_ job: @escaping () -> Void) { self.job = job }
+}
+
+/// A one-shot GLib timeout on the GLib thread; cancelling it after it fired is harmless.
+final class GLibTimer {
+    private var sourceID: guint = 0
+    private var job: (() -> Void)?
+
+    /// Fires `job` once after `seconds` (GLib thread only).
+    init(after seconds: Double, _ job: @escaping () -> Void) {
+        self.job = job
+        let milliseconds = guint(max(0, (seconds * 1000).rounded()))
+        let me = Unmanaged.passRetained(self).toOpaque()
+        sourceID = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+            let timer = Unmanaged<GLibTimer>.fromOpaque(data!).takeUnretainedValue()
+            timer.sourceID = 0
+            let job = timer.job
+            timer.job = nil
+            job?()
+            return 0 // G_SOURCE_REMOVE
+        }, me, { data in
+            Unmanaged<GLibTimer>.fromOpaque(data!).release()
+        })
+    }
+
+    func cancel() {
+        job = nil
+        if sourceID != 0 {
+            g_source_remove(sourceID)
+            sourceID = 0
+        }
+    }
+}
+
+/// Seconds on the monotonic clock.
+func monotonicSeconds() -> Double {
+    Double(g_get_monotonic_time()) / 1_000_000
+}

@@ -1,0 +1,355 @@
+import CWebKit
+import Foundation
+
+/// Measures one page in one view: loads it, feeds the session with timestamped facts, and
+/// carries out what the session asks (polls, settle checks, fit resizes) until it ends.
+///
+/// GLib thread only. Keeps itself alive from `start()` until it delivers its report.
+final class MeasurementDriver {
+    private let source: PageSource
+    private let options: MeasureOptions
+    private let snapshotPath: String?
+    private let log: (String) -> Void
+    private let completion: (PageReport) -> Void
+    private let context: OpaquePointer
+
+    private var session: MeasurementSession
+    private var view: PageView?
+    private var startedAt = 0.0
+    private var timers: [GLibTimer] = []
+    private var settleTimer: GLibTimer?
+    private var outstanding: [Int: Double] = [:] // evaluation id -> start time
+    private var nextEvaluation = 0
+    private var resizing = false
+    private var ended = false
+    private var keepAlive: MeasurementDriver?
+
+    /// An evaluation that has not returned within this many seconds counts as stalled.
+    private static let stallAfter = 1.0
+
+    init(context: OpaquePointer, source: PageSource, options: MeasureOptions, snapshotPath: String?,
+         log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
+        self.context = context
+        self.source = source
+        self.options = options
+        self.snapshotPath = snapshotPath
+        self.log = log
+        self.completion = completion
+        self.session = MeasurementSession(options: options)
+    }
+
+    private var now: Double { monotonicSeconds() - startedAt }
+
+    private func note(_ text: String) {
+        log(String(format: "%7.3f s  ", now) + text)
+    }
+
+    func start() {
+        keepAlive = self
+        let view = PageView(context: context, options: options)
+        self.view = view
+        view.events.loadChanged = { [weak self] event in self?.loadChanged(event) }
+        view.events.loadFailed = { [weak self] uri, domain, code, message in
+            self?.loadFailed(uri: uri, domain: domain, code: code, message: message)
+        }
+        view.events.processTerminated = { [weak self] reason in
+            let why = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? "exceeded its memory limit"
+                : reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? "was terminated" : "crashed"
+            self?.end(.crashed("the web process \(why)"))
+        }
+        view.events.probeMessage = { [weak self] json in self?.probeMessage(json) }
+        startedAt = monotonicSeconds()
+        note("loading \(source.url.prefix(200))")
+        view.load(source)
+        after(options.timeout) { [weak self] in
+            guard let self else { return }
+            self.note("timeout after \(Seconds.format(self.options.timeout))")
+            self.end(.timedOut(stalled: self.isStalled))
+        }
+    }
+
+    // MARK: - Load events
+
+    private func loadChanged(_ event: WebKitLoadEvent) {
+        guard !ended else { return }
+        switch event {
+        case WEBKIT_LOAD_COMMITTED:
+            if session.committedAt == nil {
+                session.loadCommitted(at: now)
+                note("committed")
+            }
+        case WEBKIT_LOAD_FINISHED:
+            guard session.finishedAt == nil else { return }
+            session.loadFinished(at: now)
+            note("load finished")
+            guard options.javascript else {
+                end(.javascriptDisabled)
+                return
+            }
+            read(.load)
+            for (index, time) in session.pollTimes.enumerated() {
+                at(time) { [weak self] in self?.read(.poll, poll: index + 1) }
+            }
+            armSettleCheck()
+        default:
+            break
+        }
+    }
+
+    private func loadFailed(uri: String, domain: String, code: Int32, message: String) {
+        guard !ended else { return }
+        // A load replaced by another (a redirect, a navigation by the page) is not a failure.
+        if domain == "WebKitNetworkError" && code == 302 { return }
+        note("load failed: \(message)")
+        end(.loadFailed("\(message) (\(domain) \(code)) loading \(uri.prefix(200))"))
+    }
+
+    // MARK: - Readings
+
+    private var isStalled: Bool {
+        guard let oldest = outstanding.values.min() else { return false }
+        return now - oldest > Self.stallAfter
+    }
+
+    /// Takes a reading of the page with a native evaluation of the probe's `measure()`.
+    private func read(_ source: HeightSample.Source, poll: Int? = nil, cause: String? = nil,
+                      then: ((Double?) -> Void)? = nil) {
+        guard !ended, let view else { return }
+        let id = nextEvaluation
+        nextEvaluation += 1
+        outstanding[id] = now
+        view.evaluate(ProbeScript.measureCall) { [weak self] result in
+            guard let self else { return }
+            self.outstanding[id] = nil
+            guard !self.ended else { return }
+            let t = self.now
+            var value: Double?
+            var error: String?
+            var reading: ProbeReading?
+            switch result {
+            case .success(let json):
+                reading = ProbeReading.decode(json)
+                value = reading?.value
+                if reading == nil { error = "the probe is missing (the page replaced or blocked it)" }
+            case .failure(let failure):
+                error = failure.message
+            }
+            let sample = HeightSample(t: t, height: value, source: source, poll: poll, cause: cause)
+            let moved = self.session.record(sample, pending: reading?.pendingWork(at: t), error: error)
+            self.note(self.describe(sample, moved: moved, error: error))
+            if let then { then(value) } else { self.afterReading() }
+        }
+    }
+
+    private func probeMessage(_ json: String) {
+        guard !ended, let reading = ProbeReading.decode(json) else { return }
+        let t = now
+        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause)
+        let moved = session.record(sample, pending: reading.pendingWork(at: t))
+        note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
+        afterReading()
+    }
+
+    private func describe(_ sample: HeightSample, moved: Bool, error: String?) -> String {
+        let what = sample.poll.map { "poll \($0)" } ?? sample.cause.map { "\(sample.source.rawValue) \($0)" }
+            ?? sample.source.rawValue
+        let value = sample.height.map { Pixels.format($0) } ?? "no value (\(error ?? "?"))"
+        return "\(what): \(value)\(moved ? " (moved)" : "")"
+    }
+
+    /// After every reading: fit the view, check for the end, re-arm the settle check.
+    private func afterReading() {
+        guard !ended else { return }
+        if session.finishedAt != nil, !resizing, let target = session.fitTarget {
+            fit(to: target)
+            return
+        }
+        if session.isSettled(at: now) {
+            end(.settled)
+            return
+        }
+        armSettleCheck()
+    }
+
+    private func armSettleCheck() {
+        settleTimer?.cancel()
+        settleTimer = nil
+        guard !ended, !resizing, session.finishedAt != nil else { return }
+        if let due = session.settleCheckAt {
+            settleTimer = GLibTimer(after: max(0, due - now)) { [weak self] in
+                self?.read(.poll, cause: "settle-check")
+            }
+        } else {
+            // Something is pending: look again when the next timer is due, or soon, in case a
+            // message was lost; the probe also reports when the pending work ends.
+            let nextTimer = session.pending.timers.min().map { $0 - now + 0.05 } ?? 0.5
+            settleTimer = GLibTimer(after: min(max(nextTimer, 0.05), 0.5)) { [weak self] in
+                self?.refreshPending()
+            }
+        }
+    }
+
+    /// Re-reads what is pending without adding a sample unless the height moved.
+    private func refreshPending() {
+        guard !ended, let view else { return }
+        view.evaluate(ProbeScript.measureCall) { [weak self] result in
+            guard let self, !self.ended else { return }
+            if case .success(let json) = result, let reading = ProbeReading.decode(json) {
+                let t = self.now
+                if let value = reading.value, let anchor = self.session.anchor,
+                   abs(value - anchor) > self.options.threshold {
+                    let sample = HeightSample(t: t, height: value, source: .poll, cause: "pending-check")
+                    self.session.record(sample, pending: reading.pendingWork(at: t))
+                    self.note(self.describe(sample, moved: true, error: nil))
+                } else if let work = reading.pendingWork(at: t) {
+                    self.session.updatePending(work, at: t)
+                }
+            }
+            self.afterReading()
+        }
+    }
+
+    // MARK: - Fit mode
+
+    /// Gives the view the adopted height, waits until the viewport has it, then reads the
+    /// content again: content that grows with the view is a runaway.
+    private func fit(to height: Double) {
+        guard let view else { return }
+        resizing = true
+        settleTimer?.cancel()
+        note("fit: view height \(Pixels.format(session.viewHeight)) → \(Pixels.format(height))")
+        view.setViewportHeight(height)
+        let expected = view.expectedInnerHeight(for: height)
+        let deadline = now + 0.5
+        waitForViewport(expected: expected, deadline: deadline) { [weak self] in
+            guard let self, !self.ended else { return }
+            self.read(.poll, cause: "after-resize") { content in
+                self.resizing = false
+                if self.session.resized(to: height, at: self.now, contentHeight: content) {
+                    self.note("runaway: \(self.session.runaway.evidence)")
+                    self.end(.runaway)
+                    return
+                }
+                self.afterReading()
+            }
+        }
+    }
+
+    private func waitForViewport(expected: Double, deadline: Double, then: @escaping () -> Void) {
+        guard !ended, let view else { return }
+        view.evaluate("window.innerHeight") { [weak self] result in
+            guard let self, !self.ended else { return }
+            if case .success(let json) = result, let inner = Double(json), abs(inner - expected) < 1 {
+                then()
+            } else if self.now >= deadline {
+                self.note("the viewport did not take its new height within 0.5 s")
+                then()
+            } else {
+                self.after(0.01) { self.waitForViewport(expected: expected, deadline: deadline, then: then) }
+            }
+        }
+    }
+
+    // MARK: - Timers
+
+    private func after(_ seconds: Double, _ job: @escaping () -> Void) {
+        timers.append(GLibTimer(after: seconds, job))
+    }
+
+    private func at(_ time: Double, _ job: @escaping () -> Void) {
+        after(max(0, time - now), job)
+    }
+
+    // MARK: - The end
+
+    private func end(_ reason: EndReason) {
+        guard !ended else { return }
+        ended = true
+        let endedAt = now
+        timers.forEach { $0.cancel() }
+        timers = []
+        settleTimer?.cancel()
+        note("ended: \(reason)")
+        var builder = ReportBuilder(url: source.url, session: session, end: reason, endedAt: endedAt)
+        let usable: Bool
+        switch reason {
+        case .loadFailed, .crashed, .javascriptDisabled: usable = false
+        case .timedOut(let stalled): usable = !stalled
+        default: usable = true
+        }
+        finalMetrics(usable: usable) { [self] metrics in
+            builder.metrics = metrics
+            let needsText = builder.verdict().0 == .fallback
+            pageText(needed: needsText, usable: usable) { [self] text in
+                builder.text = text
+                var report = builder.build()
+                takeSnapshot(usable: usable || reason == .javascriptDisabled) { [self] error in
+                    if let snapshotPath {
+                        if let error { report.snapshotError = error } else { report.snapshot = snapshotPath }
+                    }
+                    note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
+                    view?.close()
+                    view = nil
+                    completion(report)
+                    keepAlive = nil
+                }
+            }
+        }
+    }
+
+    /// All metrics side by side, unless the page cannot answer (then nil, within a second).
+    private func finalMetrics(usable: Bool, then: @escaping (HeightMetrics?) -> Void) {
+        guard usable, let view else { return then(nil) }
+        let once = Once(then)
+        let guardTimer = GLibTimer(after: Self.stallAfter) { once.call(nil) }
+        view.evaluate(ProbeScript.measureCall) { result in
+            guardTimer.cancel()
+            if case .success(let json) = result { once.call(ProbeReading.decode(json)?.metrics) } else { once.call(nil) }
+        }
+    }
+
+    /// The page's plain text for the fallback estimate: from the input when we have it, else
+    /// from the loaded main resource.
+    private func pageText(needed: Bool, usable: Bool, then: @escaping (PlainText?) -> Void) {
+        guard needed else { return then(nil) }
+        switch source {
+        case .html(let html, _):
+            return then(PlainText(html: html))
+        case .file(let path):
+            if let data = FileManager.default.contents(atPath: path) {
+                return then(PlainText(html: String(decoding: data, as: UTF8.self)))
+            }
+        case .url:
+            break
+        }
+        guard let view else { return then(nil) }
+        let once = Once(then)
+        let guardTimer = GLibTimer(after: Self.stallAfter) { once.call(nil) }
+        view.mainResourceData { data in
+            guardTimer.cancel()
+            once.call(data.map { PlainText(html: String(decoding: $0, as: UTF8.self)) })
+        }
+    }
+
+    private func takeSnapshot(usable: Bool, then: @escaping (String?) -> Void) {
+        guard let snapshotPath else { return then(nil) }
+        guard usable, let view else { return then("the page could not be drawn") }
+        let once = Once(then)
+        let guardTimer = GLibTimer(after: 10) { once.call("the snapshot did not arrive within 10 s") }
+        view.snapshot(to: snapshotPath) { error in
+            guardTimer.cancel()
+            once.call(error)
+        }
+    }
+}
+
+/// Calls a completion at most once (an answer and its guard timer race).
+private final class Once<Value> {
+    private var body: ((Value) -> Void)?
+    init(_ body: @escaping (Value) -> Void) { self.body = body }
+    func call(_ value: Value) {
+        let body = self.body
+        self.body = nil
+        body?(value)
+    }
+}

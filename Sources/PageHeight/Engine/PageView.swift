@@ -1,0 +1,182 @@
+import CPageHeightShim
+import CWebKit
+import Foundation
+
+/// One off-screen web view: a WebKitWebView in a shown GtkOffscreenWindow, with the probe
+/// injected and every result-changing setting set explicitly. GLib thread only.
+///
+/// Owns its window (which owns the view) and its content manager; `close()` or deinit
+/// destroys them. Signal handlers hold the `PageView.Events` box, released by GLib when the
+/// handler is disconnected.
+final class PageView {
+    /// What the view tells its owner. Set before loading; called on the GLib thread.
+    final class Events {
+        var loadChanged: (WebKitLoadEvent) -> Void = { _ in }
+        var loadFailed: (_ uri: String, _ domain: String, _ code: Int32, _ message: String) -> Void = { _, _, _, _ in }
+        var processTerminated: (WebKitWebProcessTerminationReason) -> Void = { _ in }
+        var probeMessage: (String) -> Void = { _ in }
+    }
+
+    let events = Events()
+    private var window: UnsafeMutablePointer<GtkWidget>?
+    private let view: UnsafeMutablePointer<WebKitWebView>
+    private let manager: UnsafeMutablePointer<WebKitUserContentManager>
+    private let zoom: Double
+    private let cssWidth: Int
+
+    init(context: OpaquePointer, options: MeasureOptions) {
+        manager = webkit_user_content_manager_new()
+        view = ph_web_view_new(UnsafeMutablePointer(context), manager)
+        zoom = options.zoom
+        cssWidth = options.width
+        g_object_ref_sink(UnsafeMutableRawPointer(view))
+
+        let settings = webkit_web_view_get_settings(view)
+        webkit_settings_set_enable_javascript(settings, options.javascript ? 1 : 0)
+        webkit_settings_set_default_font_size(settings, guint32(options.fontSize))
+        webkit_settings_set_default_monospace_font_size(settings, guint32((Double(options.fontSize) * 13 / 16).rounded()))
+        webkit_settings_set_default_charset(settings, "UTF-8")
+        webkit_settings_set_enable_page_cache(settings, 0)
+        webkit_settings_set_allow_file_access_from_file_urls(settings, 0)
+        webkit_settings_set_allow_universal_access_from_file_urls(settings, 0)
+        webkit_settings_set_javascript_can_open_windows_automatically(settings, 0)
+        webkit_settings_set_enable_smooth_scrolling(settings, 0)
+        webkit_settings_set_media_playback_requires_user_gesture(settings, 1)
+        webkit_settings_set_enable_developer_extras(settings, 0)
+        webkit_settings_set_enable_write_console_messages_to_stdout(settings, 0)
+        webkit_web_view_set_zoom_level(view, options.zoom)
+        ph_dismiss_dialogs_and_refuse_popups(view)
+
+        let script = webkit_user_script_new(
+            ProbeScript.source(metric: options.metric), WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
+            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+        webkit_user_content_manager_add_script(manager, script)
+        webkit_user_script_unref(script)
+        webkit_user_content_manager_register_script_message_handler(manager, ProbeScript.messageHandler)
+
+        let box = { Unmanaged.passRetained(self.events).toOpaque() }
+        let release: GClosureNotify = { data, _ in Unmanaged<Events>.fromOpaque(data!).release() }
+        ph_connect_load_changed(view, { _, event, data in
+            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().loadChanged(event)
+        }, box(), release)
+        ph_connect_load_failed(view, { _, _, uri, error, data in
+            let events = Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue()
+            let domain = error.map { String(cString: g_quark_to_string($0.pointee.domain)) } ?? "unknown"
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            events.loadFailed(uri.map { String(cString: $0) } ?? "", domain, error?.pointee.code ?? 0, message)
+            return 1 // handled: no error page is loaded
+        }, box(), release)
+        ph_connect_process_terminated(view, { _, reason, data in
+            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().processTerminated(reason)
+        }, box(), release)
+        ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
+            guard let result, let value = webkit_javascript_result_get_js_value(result),
+                  let text = jsc_value_to_string(value) else { return }
+            let message = String(cString: text)
+            g_free(text)
+            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().probeMessage(message)
+        }, box(), release)
+
+        let offscreen = gtk_offscreen_window_new()!
+        window = offscreen
+        offscreen.withMemoryRebound(to: GtkContainer.self, capacity: 1) { container in
+            view.withMemoryRebound(to: GtkWidget.self, capacity: 1) { gtk_container_add(container, $0) }
+        }
+        setViewportHeight(Double(options.height))
+        gtk_widget_show_all(offscreen)
+    }
+
+    deinit {
+        close()
+        g_object_unref(UnsafeMutableRawPointer(view))
+        g_object_unref(UnsafeMutableRawPointer(manager))
+    }
+
+    /// Stops loading, disconnects the handlers and destroys the window.
+    func close() {
+        guard let window else { return }
+        self.window = nil
+        webkit_web_view_stop_loading(view)
+        webkit_user_content_manager_unregister_script_message_handler(manager, ProbeScript.messageHandler)
+        disconnectAll(UnsafeMutableRawPointer(view))
+        disconnectAll(UnsafeMutableRawPointer(manager))
+        gtk_widget_destroy(window)
+    }
+
+    private func disconnectAll(_ instance: UnsafeMutableRawPointer) {
+        // Every handler we connected carries an Events box as its data; GLib releases each box.
+        let data = Unmanaged.passUnretained(events).toOpaque()
+        g_signal_handlers_disconnect_matched(instance, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, data)
+    }
+
+    /// Sets the viewport height in CSS px (the view is `height * zoom` device px tall).
+    /// Takes effect asynchronously: `innerHeight` follows 20-40 ms later.
+    func setViewportHeight(_ height: Double) {
+        let deviceWidth = gint((Double(cssWidth) * zoom).rounded())
+        let deviceHeight = gint(max(1, (height * zoom).rounded()))
+        view.withMemoryRebound(to: GtkWidget.self, capacity: 1) {
+            gtk_widget_set_size_request($0, deviceWidth, deviceHeight)
+        }
+        if let window {
+            window.withMemoryRebound(to: GtkWindow.self, capacity: 1) { gtk_window_resize($0, deviceWidth, deviceHeight) }
+        }
+    }
+
+    /// The CSS height `innerHeight` will read once a viewport of `height` CSS px took effect.
+    func expectedInnerHeight(for height: Double) -> Double {
+        (max(1, (height * zoom).rounded()) / zoom).rounded(.down)
+    }
+
+    func load(_ source: PageSource) {
+        switch source {
+        case .url(let url):
+            webkit_web_view_load_uri(view, url)
+        case .file(let path):
+            webkit_web_view_load_uri(view, URL(fileURLWithPath: path).absoluteString)
+        case .html(let html, let base):
+            webkit_web_view_load_html(view, html, base)
+        }
+    }
+
+    /// Evaluates `script` in the page; the completion gets its JSON result or an error text.
+    func evaluate(_ script: String, completion: @escaping (Result<String, JavaScriptError>) -> Void) {
+        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
+        ph_evaluate(view, script, nil, { json, error, data in
+            let completion = Unmanaged<CompletionBox<Result<String, JavaScriptError>>>.fromOpaque(data!).takeRetainedValue()
+            if let json {
+                completion.body(.success(String(cString: json)))
+            } else {
+                completion.body(.failure(JavaScriptError(message: error.map { String(cString: $0) } ?? "no result")))
+            }
+        }, box)
+    }
+
+    /// Writes a full-document PNG of the current state to `path`.
+    func snapshot(to path: String, completion: @escaping (String?) -> Void) {
+        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
+        ph_snapshot_png(view, path, nil, { error, data in
+            let completion = Unmanaged<CompletionBox<String?>>.fromOpaque(data!).takeRetainedValue()
+            completion.body(error.map { String(cString: $0) })
+        }, box)
+    }
+
+    /// The bytes of the main resource as loaded (for the text-length fallback).
+    func mainResourceData(completion: @escaping (Data?) -> Void) {
+        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
+        ph_main_resource_data(view, nil, { bytes, length, _, data in
+            let completion = Unmanaged<CompletionBox<Data?>>.fromOpaque(data!).takeRetainedValue()
+            completion.body(bytes.map { Data(bytes: $0, count: Int(length)) })
+        }, box)
+    }
+}
+
+/// A failed JavaScript evaluation, as WebKit described it.
+struct JavaScriptError: Error {
+    var message: String
+}
+
+/// A one-shot async callback's context, retained until the callback runs once.
+private final class CompletionBox<Value> {
+    let body: (Value) -> Void
+    init(_ body: @escaping (Value) -> Void) { self.body = body }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What the probe returns from `measure()` or posts as a message, decoded from JSON.
+struct ProbeReading: Decodable {
+    struct Pending: Decodable {
+        var document: Bool
+        var images: Int
+        var fonts: Bool
+        var requests: Int
+        /// Seconds from the moment of the reading.
+        var timers: [Double]
+        var animations: Int
+    }
+
+    var value: Double?
+    var cause: String?
+    var pending: Pending?
+    var innerHeight: Double?
+    var metrics: HeightMetrics?
+
+    static func decode(_ json: String) -> ProbeReading? {
+        try? JSONDecoder().decode(ProbeReading.self, from: Data(json.utf8))
+    }
+
+    /// The pending work with timer due times made absolute (seconds since the load started).
+    func pendingWork(at t: Double) -> PendingWork? {
+        guard let pending else { return nil }
+        return PendingWork(document: pending.document, images: pending.images, fonts: pending.fonts,
+                           requests: pending.requests, timers: pending.timers.map { t + $0 },
+                           animations: pending.animations)
+    }
+}

@@ -1,0 +1,207 @@
+/// The in-page probe, injected at document start into the top frame.
+///
+/// It reports every change of the measured metric to native code through the `pageheight`
+/// script message handler, with its cause, and what is still pending (document loading,
+/// images, fonts, fetch/XHR, one-shot timers, finite animations). It exposes
+/// `window.__pageheight.measure()` (all metrics, pending work, innerHeight) for native polls;
+/// the property is read-only so a page cannot replace it.
+///
+/// Messages and `measure()` results are JSON: `{"value": Number, "cause": String,
+/// "pending": {...}, "innerHeight": Number, "metrics": {...}}`; timer due times are seconds
+/// from now.
+enum ProbeScript {
+    static let messageHandler = "pageheight"
+
+    static func source(metric: HeightMetric) -> String {
+        "(function(){const METRIC=\"\(metric.rawValue)\";\n" + body + "\n})();"
+    }
+
+    /// The expression native polls evaluate.
+    static let measureCall = "window.__pageheight ? window.__pageheight.measure() : null"
+
+    private static let body = #"""
+if (window.__pageheight) return;
+const handlers = window.webkit && window.webkit.messageHandlers;
+const channel = handlers && handlers.pageheight;
+if (!channel) return;
+const post = channel.postMessage.bind(channel);
+const now = () => performance.now();
+const nativeSetTimeout = window.setTimeout.bind(window);
+const nativeClearTimeout = window.clearTimeout.bind(window);
+const queue = (fn) => Promise.resolve().then(fn);
+
+// --- metrics -----------------------------------------------------------------------------
+function lowestElement() {
+  let lowest = 0;
+  const all = document.getElementsByTagName('*');
+  for (let i = 0; i < all.length; i++) {
+    const r = all[i].getBoundingClientRect();
+    if ((r.width || r.height) && r.bottom > lowest) lowest = r.bottom;
+  }
+  return lowest + window.scrollY;
+}
+const metricFunctions = {
+  'body-scroll': () => document.body ? document.body.scrollHeight : 0,
+  'document-scroll': () => document.documentElement ? document.documentElement.scrollHeight : 0,
+  'body-offset': () => document.body ? document.body.offsetHeight : 0,
+  'document-offset': () => document.documentElement ? document.documentElement.offsetHeight : 0,
+  'body-rect': () => document.body ? document.body.getBoundingClientRect().height : 0,
+  'lowest-element': lowestElement,
+};
+function allMetrics() {
+  const m = {};
+  let max = 0;
+  for (const name in metricFunctions) { m[name] = metricFunctions[name](); if (m[name] > max) max = m[name]; }
+  m.max = max;
+  return m;
+}
+function value() {
+  if (METRIC === 'max') return allMetrics().max;
+  return metricFunctions[METRIC]();
+}
+
+// --- pending work ------------------------------------------------------------------------
+const timers = new Map();          // id -> due (performance.now() ms)
+let runningTimerDelay = null;      // delay of the timer callback that is running now
+let requests = 0;
+window.setTimeout = function(handler, delay, ...args) {
+  const ms = Math.max(0, Number(delay) || 0);
+  // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
+  const periodic = runningTimerDelay !== null && runningTimerDelay === ms;
+  let id;
+  const wrapped = function() {
+    timers.delete(id);
+    const outer = runningTimerDelay;
+    runningTimerDelay = ms;
+    try {
+      if (typeof handler === 'function') handler.apply(this, args); else (0, eval)(String(handler));
+    } finally {
+      runningTimerDelay = outer;
+      schedule('timer');
+    }
+  };
+  id = nativeSetTimeout(wrapped, ms);
+  if (!periodic) { timers.set(id, now() + ms); schedule(null); }
+  return id;
+};
+window.clearTimeout = function(id) {
+  if (timers.delete(id)) schedule(null);
+  return nativeClearTimeout(id);
+};
+if (window.fetch) {
+  const nativeFetch = window.fetch;
+  window.fetch = function(...args) {
+    requests++;
+    schedule(null);
+    let promise;
+    try { promise = nativeFetch.apply(this, args); } catch (e) { requests--; schedule('fetch'); throw e; }
+    const done = () => { requests--; schedule('fetch'); };
+    promise.then(done, done);
+    return promise;
+  };
+}
+if (window.XMLHttpRequest) {
+  const nativeSend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function(...args) {
+    requests++;
+    schedule(null);
+    this.addEventListener('loadend', () => { requests--; schedule('xhr'); }, { once: true });
+    try { return nativeSend.apply(this, args); } catch (e) { requests--; schedule('xhr'); throw e; }
+  };
+}
+function pending() {
+  let images = 0;
+  const list = document.images;
+  for (let i = 0; i < list.length; i++) {
+    const img = list[i];
+    if (!img.complete && img.loading !== 'lazy' && (img.currentSrc || img.src)) images++;
+  }
+  let animations = 0;
+  if (document.getAnimations) {
+    for (const a of document.getAnimations()) {
+      if (a.playState !== 'running') continue;
+      const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+      if (timing && isFinite(timing.endTime)) animations++;
+    }
+  }
+  const t = now();
+  const due = [];
+  for (const at of timers.values()) due.push(Math.max(0, at - t) / 1000);
+  return {
+    document: document.readyState !== 'complete',
+    images: images,
+    fonts: !!(document.fonts && document.fonts.status === 'loading'),
+    requests: requests,
+    timers: due,
+    animations: animations,
+  };
+}
+function pendingKey(p) {
+  return [p.document, p.images, p.fonts, p.requests, p.timers.length, p.animations].join();
+}
+
+// --- reporting ---------------------------------------------------------------------------
+let lastValue = null;
+let lastPending = '';
+let scheduled = false;
+let causes = [];
+function report() {
+  scheduled = false;
+  const cause = causes.length ? causes[0] : 'pending';
+  causes = [];
+  let v, p;
+  try { v = value(); p = pending(); } catch (e) { return; }
+  const key = pendingKey(p);
+  if (v === lastValue && key === lastPending) return;
+  lastValue = v;
+  lastPending = key;
+  post(JSON.stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight }));
+}
+function schedule(cause) {
+  if (cause && causes.indexOf(cause) < 0) causes.push(cause);
+  if (!scheduled) { scheduled = true; queue(report); }
+}
+
+Object.defineProperty(window, '__pageheight', {
+  value: Object.freeze({
+    measure: function() {
+      return { value: value(), metrics: allMetrics(), pending: pending(), innerHeight: window.innerHeight };
+    },
+    pending: pending,
+  }),
+  writable: false, configurable: false, enumerable: false,
+});
+
+// --- observing ---------------------------------------------------------------------------
+const resizeObserver = new ResizeObserver(() => schedule('resize-observer'));
+let observedBody = null;
+function observeTree() {
+  if (document.documentElement) resizeObserver.observe(document.documentElement);
+  if (document.body && document.body !== observedBody) { observedBody = document.body; resizeObserver.observe(document.body); }
+}
+const mutationObserver = new MutationObserver(() => { observeTree(); schedule('mutation'); });
+mutationObserver.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+observeTree();
+window.addEventListener('load', (e) => {
+  const target = e.target;
+  if (target && target.tagName === 'IMG') schedule('image-load');
+  else if (target === document || target === window) schedule('load');
+  else schedule('resource-load');
+}, true);
+window.addEventListener('error', (e) => {
+  const target = e.target;
+  schedule(target && target.tagName === 'IMG' ? 'image-error' : 'resource-error');
+}, true);
+document.addEventListener('readystatechange', () => schedule('ready-state'));
+document.addEventListener('DOMContentLoaded', () => { observeTree(); schedule('dom-content-loaded'); });
+window.addEventListener('resize', () => schedule('viewport-resize'));
+for (const type of ['transitionend', 'transitioncancel']) window.addEventListener(type, () => schedule('transition-end'), true);
+for (const type of ['animationend', 'animationcancel']) window.addEventListener(type, () => schedule('animation-end'), true);
+for (const type of ['transitionstart', 'animationstart']) window.addEventListener(type, () => schedule(null), true);
+if (document.fonts) {
+  document.fonts.addEventListener('loading', () => schedule(null));
+  document.fonts.addEventListener('loadingdone', () => schedule('font-load'));
+  document.fonts.addEventListener('loadingerror', () => schedule('font-error'));
+}
+"""#
+}

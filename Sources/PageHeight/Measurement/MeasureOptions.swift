@@ -1,0 +1,50 @@
+/// Which height the page is measured by.
+///
+/// `body-scroll` is what reader apps read (`document.body.scrollHeight`); `max` is the
+/// largest of all, as Playwright's full-page size.
+public enum HeightMetric: String, CaseIterable, Codable, Sendable {
+    case bodyScroll = "body-scroll"
+    case documentScroll = "document-scroll"
+    case bodyOffset = "body-offset"
+    case documentOffset = "document-offset"
+    case bodyRect = "body-rect"
+    case lowestElement = "lowest-element"
+    case max
+}
+
+/// When a measurement may stop.
+public enum StopRule: String, CaseIterable, Codable, Sendable {
+    /// As soon as nothing is pending and nothing moved for the quiet window.
+    case settled
+    /// After the whole growing-delay schedule, then as `settled`.
+    case schedule
+}
+
+/// Every setting that changes a measurement's result. All lengths are CSS px, times seconds.
+public struct MeasureOptions: Codable, Sendable, Equatable {
+    /// Viewport width in CSS px.
+    public var width: Int = 390
+    /// Initial viewport height in CSS px (fit mode changes it afterwards).
+    public var height: Int = 844
+    /// Default font size in CSS px.
+    public var fontSize: Int = 16
+    /// Page zoom; the viewport keeps `width` CSS px, so the view is `width * zoom` device px wide.
+    public var zoom: Double = 1.0
+    public var metric: HeightMetric = .bodyScroll
+    public var until: StopRule = .settled
+    /// How long nothing may move (and nothing be pending) before the height counts as settled.
+    public var quiet: Double = 0.5
+    /// Cap on the whole measurement, from the start of the load.
+    public var timeout: Double = 15
+    /// Moves of this many px or less are ignored, as the reader app does.
+    public var threshold: Double = 5
+    public var schedule: GrowingDelaySchedule = .readerApp
+    /// Fit mode: every adopted height becomes the view's height, as in the reader app.
+    public var fit: Bool = true
+    public var javascript: Bool = true
+    /// Native views above and below the web view in the same scroll view.
+    public var header: Double = 0
+    public var footer: Double = 0
+
+    public init() {}
+}

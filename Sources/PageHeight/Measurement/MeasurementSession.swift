@@ -1,0 +1,121 @@
+/// The measuring rules as a pure state machine, fed with timestamped facts by the engine.
+///
+/// Times are seconds since the load started; heights are CSS px. The engine tells the
+/// session what happened (load committed and finished, readings, pending work, resizes)
+/// and asks it what is next: when the next settle check is due, which view height fit mode
+/// wants, whether the page has settled. Nothing here touches WebKit, so recorded timelines
+/// can be replayed in tests.
+public struct MeasurementSession: Sendable {
+    public let options: MeasureOptions
+    public private(set) var samples: [HeightSample] = []
+    public private(set) var committedAt: Double?
+    public private(set) var finishedAt: Double?
+    /// The settle rule's anchor: the last reading that moved more than the threshold
+    /// (nil before any reading, and while JavaScript gives no value).
+    public private(set) var anchor: Double?
+    public private(set) var lastMoveAt: Double = 0
+    /// What the page still does, as last reported, only the work that counts before the timeout.
+    public private(set) var pending: PendingWork = .none
+    public private(set) var pendingClearedAt: Double = 0
+    /// The view's height in CSS px (fit mode changes it).
+    public private(set) var viewHeight: Double
+    public private(set) var lastResizeAt: Double = 0
+    public private(set) var runaway: RunawayDetector
+    /// The last error JavaScript gave instead of a value.
+    public private(set) var lastError: String?
+
+    /// The tallest view fit mode sets, device px: an offscreen surface is limited to 32767.
+    public static let maxViewDevicePixels = 16384.0
+
+    public init(options: MeasureOptions) {
+        self.options = options
+        self.viewHeight = Double(options.height)
+        self.runaway = RunawayDetector(threshold: options.threshold)
+    }
+
+    public mutating func loadCommitted(at t: Double) {
+        committedAt = t
+    }
+
+    public mutating func loadFinished(at t: Double) {
+        finishedAt = t
+    }
+
+    /// When each schedule poll is due, seconds since the load started (empty before load finished).
+    public var pollTimes: [Double] {
+        guard let finishedAt else { return [] }
+        return options.schedule.pollOffsets.map { finishedAt + $0 }
+    }
+
+    /// Records a reading and the pending work reported with it; returns whether the anchor moved.
+    @discardableResult
+    public mutating func record(_ sample: HeightSample, pending work: PendingWork? = nil, error: String? = nil) -> Bool {
+        samples.append(sample)
+        if let error { lastError = error }
+        if let work { updatePending(work, at: sample.t) }
+        let moved: Bool
+        switch (anchor, sample.height) {
+        case (_, nil): moved = false  // an error tells nothing about the height
+        case (nil, .some): moved = true
+        case let (.some(old), .some(new)): moved = abs(new - old) > options.threshold
+        }
+        if moved {
+            anchor = sample.height
+            lastMoveAt = sample.t
+        }
+        return moved
+    }
+
+    public mutating func updatePending(_ work: PendingWork, at t: Double) {
+        let counted = work.counting(before: options.timeout)
+        if !pending.isEmpty && counted.isEmpty { pendingClearedAt = t }
+        pending = counted
+    }
+
+    /// The start of the current quiet window.
+    public var quietSince: Double {
+        max(lastMoveAt, pendingClearedAt, lastResizeAt, finishedAt ?? 0)
+    }
+
+    /// When the next confirming reading is due; nil while work is pending or before load finished.
+    public var settleCheckAt: Double? {
+        guard let finishedAt, pending.isEmpty else { return nil }
+        var due = quietSince + options.quiet
+        if options.until == .schedule { due = max(due, finishedAt + options.schedule.duration) }
+        return due
+    }
+
+    /// Whether the page has settled: the quiet window passed with nothing pending and a reading
+    /// taken after it agrees.
+    public func isSettled(at now: Double) -> Bool {
+        guard let due = settleCheckAt, now >= due - 0.001,
+              let last = samples.last, last.t >= due - 0.001 else { return false }
+        return true
+    }
+
+    /// Fit mode: the view height (CSS px) the reader would set now, or nil to keep it.
+    public var fitTarget: Double? {
+        guard options.fit, let anchor, anchor > 0 else { return nil }
+        let cap = Self.maxViewDevicePixels / options.zoom
+        let target = min(anchor.rounded(.up), cap.rounded(.down))
+        return abs(target - viewHeight) >= 1 ? target : nil
+    }
+
+    /// Records that the view took a new height, with the content height read right after;
+    /// returns true when this proves a runaway.
+    public mutating func resized(to height: Double, at t: Double, contentHeight: Double?) -> Bool {
+        viewHeight = height
+        lastResizeAt = t
+        guard let contentHeight else { return false }
+        return runaway.record(view: height, content: contentHeight)
+    }
+
+    /// The first usable reading, when the app first had something to show.
+    public var firstUsable: HeightSample? { samples.first(where: \.isUsable) }
+
+    /// The last reading, the page's final state.
+    public var lastReading: HeightSample? { samples.last }
+
+    /// The last usable reading.
+    public var lastUsable: HeightSample? { samples.last(where: \.isUsable) }
+}

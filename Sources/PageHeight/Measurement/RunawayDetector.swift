@@ -1,0 +1,53 @@
+/// Fit mode's guard against content that grows with the view (100vh plus a footer).
+///
+/// After each resize the driver reports the view height it set and the content height read
+/// right after the viewport took it. Content that is taller than the view by the same
+/// amount, step after step, grows with the view and would grow without end.
+public struct RunawayDetector: Sendable, Equatable {
+    public struct Step: Codable, Sendable, Equatable {
+        /// The view height that was set, CSS px.
+        public var view: Double
+        /// The content height read once the viewport had that height, CSS px.
+        public var content: Double
+    }
+
+    public var threshold: Double
+    /// How many growing steps in a row, each by the same amount, prove a runaway.
+    public var stepsNeeded: Int
+    public private(set) var steps: [Step] = []
+    private var streak = 0
+
+    public init(threshold: Double, stepsNeeded: Int = 4) {
+        self.threshold = threshold
+        self.stepsNeeded = stepsNeeded
+    }
+
+    /// Records one resize; returns true once the content has grown with the view `stepsNeeded` times.
+    public mutating func record(view: Double, content: Double) -> Bool {
+        let growth = content - view
+        if growth > threshold, let last = steps.last, last.content - last.view > threshold,
+           abs((last.content - last.view) - growth) <= 1 {
+            streak += 1
+        } else {
+            streak = growth > threshold ? 1 : 0
+        }
+        steps.append(Step(view: view, content: content))
+        return isRunaway
+    }
+
+    public var isRunaway: Bool { streak >= stepsNeeded }
+
+    /// The evidence in words: `view 844 → content 944, view 944 → content 1044, ...`.
+    public var evidence: String {
+        steps.suffix(stepsNeeded).map { "view \(Pixels.format($0.view)) → content \(Pixels.format($0.content))" }
+            .joined(separator: ", ")
+    }
+}
+
+/// Formatting of CSS pixel values for messages: whole numbers without decimals.
+enum Pixels {
+    static func format(_ value: Double) -> String {
+        if value == value.rounded() { return "\(Int(value)) px" }
+        return "\((value * 100).rounded() / 100) px"
+    }
+}

@@ -1,0 +1,100 @@
+/// How a measurement ended.
+public enum PageStatus: String, Codable, Sendable, CaseIterable {
+    /// Settled: nothing moved for the quiet window while nothing was pending.
+    case ok
+    /// Still moving at the timeout.
+    case unstable
+    /// Fit mode: the content grows with the view.
+    case runaway
+    /// JavaScript never gave a usable height; `height` is an estimate from the text.
+    case fallback
+    case loadError = "load-error"
+    /// The load did not finish within the timeout.
+    case timeout
+    /// The web process died.
+    case crashed
+}
+
+/// The seven ways to read a page's height, side by side at the end of a measurement (CSS px).
+public struct HeightMetrics: Codable, Sendable, Equatable {
+    public var bodyScroll: Double
+    public var documentScroll: Double
+    public var bodyOffset: Double
+    public var documentOffset: Double
+    public var bodyRect: Double
+    public var lowestElement: Double
+    public var max: Double
+
+    enum CodingKeys: String, CodingKey {
+        case bodyScroll = "body-scroll", documentScroll = "document-scroll", bodyOffset = "body-offset"
+        case documentOffset = "document-offset", bodyRect = "body-rect", lowestElement = "lowest-element", max
+    }
+
+    public subscript(metric: HeightMetric) -> Double {
+        switch metric {
+        case .bodyScroll: bodyScroll
+        case .documentScroll: documentScroll
+        case .bodyOffset: bodyOffset
+        case .documentOffset: documentOffset
+        case .bodyRect: bodyRect
+        case .lowestElement: lowestElement
+        case .max: max
+        }
+    }
+
+    /// When the metrics disagree by more than `threshold`: which is lowest and which highest.
+    public func disagreement(threshold: Double) -> String? {
+        let values = HeightMetric.allCases.map { ($0, self[$0]) }
+        guard let low = values.min(by: { $0.1 < $1.1 }), let high = values.max(by: { $0.1 < $1.1 }),
+              high.1 - low.1 > threshold else { return nil }
+        return "metrics disagree: \(low.0.rawValue) \(Pixels.format(low.1)) but \(high.0.rawValue) \(Pixels.format(high.1)) "
+            + "(absolute positioning, margins or viewport-relative CSS)"
+    }
+}
+
+/// When each step of the measurement happened, seconds since the load started.
+public struct Timings: Codable, Sendable, Equatable {
+    public var loadStarted: Double = 0
+    public var committed: Double?
+    public var finished: Double?
+    /// The first usable height.
+    public var firstMeasurement: Double?
+    public var settledAt: Double?
+    /// When the report was made.
+    public var total: Double = 0
+}
+
+/// Everything pageheight knows about one page.
+public struct PageReport: Codable, Sendable, Equatable {
+    public var url: String
+    public var status: PageStatus
+    /// Why the status is not `ok`, or a note on an `ok` page.
+    public var message: String?
+    /// The stabilized height, CSS px (for `fallback`, the estimate).
+    public var height: Double?
+    /// Header + height + footer: the native scroll view's content height.
+    public var total: Double?
+    public var header: Double
+    public var footer: Double
+    /// The metric that was measured.
+    public var metric: HeightMetric
+    public var strategies: Strategies
+    /// The schedule's final height differs from `height` by more than the threshold:
+    /// the reader app would have shown the wrong height.
+    public var scheduleMissed: Bool
+    public var samples: [HeightSample]
+    public var metrics: HeightMetrics?
+    /// Set when the metrics disagree by more than the threshold.
+    public var metricsDisagree: String?
+    public var estimate: FallbackEstimate?
+    /// Fit mode's evidence for `runaway`: view heights set and content heights read.
+    public var runaway: [RunawayDetector.Step]?
+    /// Work still pending at the end (only when some was).
+    public var pendingAtEnd: PendingWork?
+    public var timings: Timings
+    public var options: MeasureOptions
+    /// Where the full-document PNG was written.
+    public var snapshot: String?
+    /// Why the snapshot could not be written.
+    public var snapshotError: String?
+}

@@ -1,0 +1,119 @@
+/// Turns a finished session into a report: the verdict, the strategies, the timings.
+/// Pure: the engine supplies what it read at the end (metrics, text estimate).
+public struct ReportBuilder: Sendable {
+    public var url: String
+    public var session: MeasurementSession
+    public var end: EndReason
+    /// Seconds since the load started when the measurement ended.
+    public var endedAt: Double
+    public var metrics: HeightMetrics?
+    /// The page's plain text, for the fallback estimate (nil when it could not be read).
+    public var text: PlainText?
+
+    public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
+                metrics: HeightMetrics? = nil, text: PlainText? = nil) {
+        self.url = url
+        self.session = session
+        self.end = end
+        self.endedAt = endedAt
+        self.metrics = metrics
+        self.text = text
+    }
+
+    public func build() -> PageReport {
+        let options = session.options
+        var (status, message, height) = verdict()
+        var estimate: FallbackEstimate?
+        if status == .fallback {
+            let reason = message ?? "no usable height"
+            if let text {
+                let made = FallbackEstimate(text: text, width: options.width, fontSize: options.fontSize, reason: reason)
+                estimate = made
+                height = made.height
+                message = "estimated \(Pixels.format(made.height)) from \(made.textLength) characters of text: \(reason)"
+            } else {
+                height = nil
+                message = "no estimate (the page's text could not be read): \(reason)"
+            }
+        }
+
+        let settledValue: Double? = end == .settled ? session.lastReading?.height : nil
+        let replay = StrategyReplay(schedule: options.schedule, threshold: options.threshold)
+        let strategies = replay.replay(samples: session.samples, finishedAt: session.finishedAt,
+                                       settledValue: settledValue, height: height)
+        let scheduleMissed: Bool
+        if status == .ok, let height {
+            scheduleMissed = abs((strategies.schedule.height ?? 0) - height) > options.threshold
+        } else {
+            scheduleMissed = false
+        }
+        if scheduleMissed, message == nil, let shown = strategies.schedule.height {
+            message = "the \(Seconds.format(options.schedule.duration)) schedule would show \(Pixels.format(shown)), "
+                + "missing \(Pixels.format(height! - shown)) that arrived later"
+        }
+
+        var timings = Timings()
+        timings.committed = session.committedAt
+        timings.finished = session.finishedAt
+        timings.firstMeasurement = session.firstUsable?.t
+        timings.settledAt = end == .settled ? endedAt : nil
+        timings.total = endedAt
+
+        let pendingAtEnd = session.pending.isEmpty ? nil : session.pending
+        return PageReport(
+            url: url, status: status, message: message, height: height,
+            total: height.map { options.header + $0 + options.footer },
+            header: options.header, footer: options.footer, metric: options.metric,
+            strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
+            metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
+            estimate: estimate, runaway: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
+            pendingAtEnd: pendingAtEnd, timings: timings, options: options)
+    }
+
+    /// The status, its message, and the height it reports (before any estimate).
+    func verdict() -> (PageStatus, String?, Double?) {
+        let options = session.options
+        let last = session.lastUsable?.height
+        switch end {
+        case .loadFailed(let message):
+            return (.loadError, message, nil)
+        case .crashed(let message):
+            return (.crashed, message, last)
+        case .runaway:
+            let initial = session.runaway.steps.first?.view ?? last
+            return (.runaway, "the content grows with the view: \(session.runaway.evidence); "
+                + "it has no height of its own in fit mode (try --no-fit)", initial)
+        case .javascriptDisabled:
+            return (.fallback, "JavaScript is off", nil)
+        case .settled:
+            if let value = session.lastReading?.height, value > 0 { return (.ok, nil, value) }
+            return (.fallback, noValueReason(stalled: false), nil)
+        case .timedOut(let stalled):
+            let limit = Seconds.format(options.timeout)
+            guard session.finishedAt != nil else {
+                let step = session.committedAt == nil ? "loading" : "committed"
+                return (.timeout, "the load did not finish within \(limit) (last step: \(step))", last)
+            }
+            guard let last else {
+                return (.fallback, noValueReason(stalled: stalled) + " within \(limit)", nil)
+            }
+            if endedAt - session.lastMoveAt < options.quiet {
+                let moves = session.samples.filter { $0.t >= endedAt - 2 && $0.isUsable }.count
+                return (.unstable, "still moving at the timeout (\(limit)): last move at "
+                    + "\(Seconds.format(session.lastMoveAt)) to \(Pixels.format(last)), \(moves) readings in its last 2 s", last)
+            }
+            if !session.pending.isEmpty {
+                return (.ok, "quiet since \(Seconds.format(session.lastMoveAt)), but still pending at the timeout: "
+                    + session.pending.summary, last)
+            }
+            return (.ok, nil, last)
+        }
+    }
+
+    private func noValueReason(stalled: Bool) -> String {
+        if stalled { return "JavaScript stalled (an evaluation never returned)" }
+        if let error = session.lastError { return "JavaScript failed: \(error)" }
+        if session.samples.isEmpty { return "JavaScript never returned a height" }
+        return "the page's height is 0 px"
+    }
+}

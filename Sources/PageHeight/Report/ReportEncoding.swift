@@ -1,0 +1,51 @@
+import Foundation
+
+/// The report as JSON: pretty for one page, one compact line for JSON Lines.
+public enum ReportEncoding {
+    public static func prettyJSON(_ report: PageReport) -> String {
+        encode(report, formatting: [.prettyPrinted, .withoutEscapingSlashes])
+    }
+
+    public static func jsonLine(_ report: PageReport) -> String {
+        encode(report, formatting: [.withoutEscapingSlashes])
+    }
+
+    private static func encode(_ report: PageReport, formatting: JSONEncoder.OutputFormatting) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = formatting
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? encoder.encode(RoundedReport(report)) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Times in the JSON are rounded to milliseconds, heights to hundredths of a px.
+private struct RoundedReport: Encodable {
+    var report: PageReport
+    init(_ report: PageReport) {
+        var copy = report
+        copy.samples = report.samples.map { sample in
+            var s = sample
+            s.t = ms(s.t)
+            s.height = s.height.map(px)
+            return s
+        }
+        for keyPath in [\Strategies.once, \Strategies.schedule, \Strategies.observe] {
+            copy.strategies[keyPath: keyPath].jumps = report.strategies[keyPath: keyPath].jumps.map {
+                StrategyOutcome.Jump(t: ms($0.t), height: px($0.height))
+            }
+        }
+        copy.timings.committed = report.timings.committed.map(ms)
+        copy.timings.finished = report.timings.finished.map(ms)
+        copy.timings.firstMeasurement = report.timings.firstMeasurement.map(ms)
+        copy.timings.settledAt = report.timings.settledAt.map(ms)
+        copy.timings.total = ms(report.timings.total)
+        copy.pendingAtEnd?.timers = report.pendingAtEnd?.timers.map(ms) ?? []
+        self.report = copy
+    }
+
+    func encode(to encoder: Encoder) throws { try report.encode(to: encoder) }
+}
+
+private func ms(_ t: Double) -> Double { (t * 1000).rounded() / 1000 }
+private func px(_ h: Double) -> Double { (h * 100).rounded() / 100 }

@@ -1,0 +1,37 @@
+/// The one-line human answer for a page, e.g.
+/// `1234 px (settled at 0.82 s; the 5.3 s schedule would show 1198 px)`.
+public enum SummaryLine {
+    public static func format(_ report: PageReport) -> String {
+        let options = report.options
+        let schedule = "the \(Seconds.format(options.schedule.duration)) schedule"
+        var head: String
+        if let height = report.height {
+            head = (report.status == .fallback ? "~" : "") + Pixels.format(height)
+        } else {
+            head = "no height"
+        }
+        if (options.header != 0 || options.footer != 0), let total = report.total {
+            head += " (total \(Pixels.format(total)) with header \(Pixels.format(options.header)) and footer \(Pixels.format(options.footer)))"
+        }
+        switch report.status {
+        case .ok:
+            var details: [String] = []
+            if let settled = report.timings.settledAt {
+                details.append("settled at \(Seconds.format(settled))")
+            } else {
+                details.append("quiet at the timeout")
+            }
+            if let shown = report.strategies.schedule.height, report.scheduleMissed {
+                details.append("\(schedule) would show \(Pixels.format(shown))")
+            } else {
+                details.append("\(schedule) shows the same")
+            }
+            if let once = report.strategies.once.height, abs(once - (report.height ?? once)) > options.threshold {
+                details.append("one measurement at load would show \(Pixels.format(once))")
+            }
+            return head + " (" + details.joined(separator: "; ") + ")"
+        default:
+            return "\(report.status.rawValue): \(head)" + (report.message.map { " (\($0))" } ?? "")
+        }
+    }
+}
