@@ -154,7 +154,14 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0) return pid; // parent: child's pid, or -1 with errno
-    // Child: only async-signal-safe calls from here on.
+    // Child: only async-signal-safe calls from here on. The signal mask and ignored signals
+    // survive exec: unblock and reset them, or the child cannot be stopped with SIGTERM.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int signo = 1; signo < NSIG; signo++) {
+        if (signo != SIGKILL && signo != SIGSTOP) signal(signo, SIG_DFL);
+    }
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127); // the parent died before prctl took effect
     if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO) dup2(stdout_fd, STDOUT_FILENO);

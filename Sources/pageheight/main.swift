@@ -61,13 +61,14 @@ func run() async -> Int32 {
 }
 
 /// SIGINT and SIGTERM stop our Xvfb (WebKit's children follow their parent) and exit.
+/// `_exit`, not `exit`: exit handlers would race with the engine's thread, which is still running.
 func installSignalHandlers() -> [DispatchSourceSignal] {
     [(SIGINT, Int32(130)), (SIGTERM, Int32(143))].map { signo, code in
         signal(signo, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
         source.setEventHandler {
             PageHeightEngine.stopDisplay()
-            exit(code)
+            _exit(code)
         }
         source.resume()
         return source
@@ -76,5 +77,7 @@ func installSignalHandlers() -> [DispatchSourceSignal] {
 
 let signalSources = installSignalHandlers()
 let code = await run()
-PageHeightEngine.stopDisplay()
-exit(code)
+fflush(stdout)
+// Our Xvfb goes with the process (PR_SET_PDEATHSIG); killing it first would make GTK exit(1) on
+// the lost display. `_exit` skips exit handlers that would race with the engine's thread.
+_exit(code)

@@ -27,6 +27,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
+        // No session bus: fail at once instead of trying to autolaunch one (dbus-launch).
+        setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/pageheight-no-bus", 0)
         nonisolated(unsafe) var made: OpaquePointer?
         thread = try GLibThread {
             try VirtualDisplay.ensure()

@@ -7,8 +7,8 @@ import Glibc
 /// The X display the engine renders into: `DISPLAY` when set, else an Xvfb of our own.
 ///
 /// Our Xvfb picks a free display itself (`-displayfd`), is tied to the GLib thread with
-/// `PR_SET_PDEATHSIG` (so even a `kill -9` of pageheight takes it down), and is stopped by
-/// `stop()`, which runs at exit and from the CLI's SIGINT/SIGTERM handlers.
+/// `PR_SET_PDEATHSIG`, so it stops whenever the process ends, however it ends (even
+/// `kill -9`). `stop()` stops it earlier, for a signal handler that then `_exit`s.
 enum VirtualDisplay {
     nonisolated(unsafe) private static var xvfbPID: pid_t = 0
 
@@ -32,7 +32,6 @@ enum VirtualDisplay {
             throw EngineError.displayFailed("could not start Xvfb: \(String(cString: strerror(errno)))")
         }
         xvfbPID = pid
-        atexit { VirtualDisplay.stop() }
         let number = readLine(from: fds[0], timeout: 10)
         close(fds[0])
         guard let number, !number.isEmpty, Int(number) != nil else {

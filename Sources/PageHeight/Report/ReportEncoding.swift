@@ -3,11 +3,11 @@ import Foundation
 /// The report as JSON: pretty for one page, one compact line for JSON Lines.
 public enum ReportEncoding {
     public static func prettyJSON(_ report: PageReport) -> String {
-        encode(report, formatting: [.prettyPrinted, .withoutEscapingSlashes])
+        encode(report, formatting: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 
     public static func jsonLine(_ report: PageReport) -> String {
-        encode(report, formatting: [.withoutEscapingSlashes])
+        encode(report, formatting: [.sortedKeys, .withoutEscapingSlashes])
     }
 
     private static func encode(_ report: PageReport, formatting: JSONEncoder.OutputFormatting) -> String {
