@@ -1,0 +1,32 @@
+# Sourced by scripts/pageheight, scripts/test and scripts/bench: installs the Debian packages
+# pageheight needs when any is missing (apt-get update first), and puts Swift on PATH.
+# Fonts: the fixture heights depend on DejaVu (the default sans, serif and mono faces here)
+# and Liberation; installing the same packages everywhere makes CI and a fresh machine alike.
+set -euo pipefail
+
+PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth
+                     fonts-dejavu-core fonts-liberation2)
+
+pageheight_install() {
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "pageheight: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  fi
+}
+
+pageheight_install "${PAGEHEIGHT_PACKAGES[@]}"
+
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+  export PATH="/opt/swift/usr/bin:$PATH"
+fi
+command -v swift >/dev/null 2>&1 || { echo "pageheight: the Swift toolchain (6.x) is not on PATH" >&2; exit 1; }
+
+PAGEHEIGHT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export PAGEHEIGHT_ROOT
