@@ -160,7 +160,8 @@ final class MeasurementDriver {
     /// After every reading: fit the view, check for the end, re-arm the settle check.
     private func afterReading() {
         guard !ended else { return }
-        if session.finishedAt != nil, !resizing, let target = session.fitTarget {
+        // Fit while the page holds still: resizing on every frame of a transition is wasted work.
+        if session.finishedAt != nil, !resizing, session.pending.animations == 0, let target = session.fitTarget {
             fit(to: target)
             return
         }
@@ -212,7 +213,8 @@ final class MeasurementDriver {
     // MARK: - Fit mode
 
     /// Gives the view the adopted height, waits until the viewport has it, then reads the
-    /// content again: content that grows with the view is a runaway.
+    /// content twice, 50 ms apart: content that is taller than the new view and holds still
+    /// grew with the view (evidence of a runaway); content still moving moves by itself.
     private func fit(to height: Double) {
         guard let view else { return }
         resizing = true
@@ -220,17 +222,21 @@ final class MeasurementDriver {
         note("fit: view height \(Pixels.format(session.viewHeight)) → \(Pixels.format(height))")
         view.setViewportHeight(height)
         let expected = view.expectedInnerHeight(for: height)
-        let deadline = now + 0.5
-        waitForViewport(expected: expected, deadline: deadline) { [weak self] in
+        waitForViewport(expected: expected, deadline: now + 0.5) { [weak self] in
             guard let self, !self.ended else { return }
-            self.read(.poll, cause: "after-resize") { content in
-                self.resizing = false
-                if self.session.resized(to: height, at: self.now, contentHeight: content) {
-                    self.note("runaway: \(self.session.runaway.evidence)")
-                    self.end(.runaway)
-                    return
+            self.read(.poll, cause: "after-resize") { first in
+                self.after(0.05) {
+                    self.read(.poll, cause: "after-resize") { second in
+                        self.resizing = false
+                        let still = first != nil && second != nil && abs(first! - second!) <= 1
+                        if self.session.resized(to: height, at: self.now, contentHeight: still ? second : nil) {
+                            self.note("runaway: \(self.session.runaway.evidence)")
+                            self.end(.runaway)
+                            return
+                        }
+                        self.afterReading()
+                    }
                 }
-                self.afterReading()
             }
         }
     }

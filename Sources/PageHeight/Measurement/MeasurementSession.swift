@@ -101,12 +101,16 @@ public struct MeasurementSession: Sendable {
         return abs(target - viewHeight) >= 1 ? target : nil
     }
 
-    /// Records that the view took a new height, with the content height read right after;
-    /// returns true when this proves a runaway.
+    /// Records that the view took a new height, with the content height read once it held
+    /// still (nil: it kept moving by itself, which is no evidence); returns true when this
+    /// proves a runaway.
     public mutating func resized(to height: Double, at t: Double, contentHeight: Double?) -> Bool {
         viewHeight = height
         lastResizeAt = t
-        guard let contentHeight else { return false }
+        guard let contentHeight else {
+            runaway.reset()
+            return false
+        }
         return runaway.record(view: height, content: contentHeight)
     }
 

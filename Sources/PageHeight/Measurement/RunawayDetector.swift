@@ -37,6 +37,11 @@ public struct RunawayDetector: Sendable, Equatable {
 
     public var isRunaway: Bool { streak >= stepsNeeded }
 
+    /// Breaks the streak: a step that proved nothing (the content moved by itself).
+    public mutating func reset() {
+        streak = 0
+    }
+
     /// The evidence in words: `view 844 → content 944, view 944 → content 1044, ...`.
     public var evidence: String {
         steps.suffix(stepsNeeded).map { "view \(Pixels.format($0.view)) → content \(Pixels.format($0.content))" }

@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+
+/// Runs the built `pageheight` binary and checks its whole output and exit code.
+@Suite(.serialized)
+struct CommandLineTests {
+    static let root: URL = {
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+            directory.deleteLastPathComponent()
+        }
+        return directory
+    }()
+    static let binary = root.appendingPathComponent(".build/debug/pageheight")
+    static let pages = root.appendingPathComponent("Pages")
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs pageheight without DISPLAY (it starts its own Xvfb).
+    func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func page(_ name: String) -> String { Self.pages.appendingPathComponent(name).path }
+
+    @Test func helpAndVersionGoToStdoutAndExitZero() throws {
+        let help = try run(["--help"])
+        #expect(help.status == 0 && help.stderr.isEmpty)
+        for heading in ["OVERVIEW:", "USAGE: pageheight [options] <page> ...", "ARGUMENTS:", "OPTIONS:", "(default: 390)"] {
+            #expect(help.stdout.contains(heading), "help lacks \(heading)")
+        }
+        let version = try run(["--version"])
+        #expect(version.status == 0 && version.stdout == "pageheight 0.1.0\n")
+    }
+
+    @Test(arguments: [
+        (["--bogus", "a.html"], "Error: unknown option '--bogus'"),
+        (["--width", "-5", "a.html"], "Error: '--width' must be between 1 and 100000, got -5"),
+        ([String](), "Error: missing page (a file, a URL, or - for stdin)"),
+        (["no/such/page.html"], "Error: no such file: "),
+        (["http://"], "Error: malformed URL 'http://': expected http(s)://host/path"),
+        (["Pages"], "Error: is a directory, not a page: "),
+    ])
+    func usageErrorsExit64WithMessageUsageAndHint(_ arguments: [String], _ message: String) throws {
+        let result = try run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stderr)")
+        #expect(lines.first?.hasPrefix(message) == true, "\(result.stderr)")
+        #expect(lines.dropFirst().first == "USAGE: pageheight [options] <page> ...")
+        #expect(lines.last == "See 'pageheight --help'.")
+    }
+
+    @Test func onePagePrintsOneHumanLine() throws {
+        let result = try run([page("static.html")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let pattern = #/^1234 px \(settled at \d+\.\d\d s; the 5\.30 s schedule shows the same\)\n$/#
+        #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(result.stdout)")
+    }
+
+    @Test func jsonReportHasTheDocumentedFields() throws {
+        let result = try run(["--json", "--header", "50", "--footer", "70", page("absolute.html")])
+        #expect(result.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(report["status"] as? String == "ok")
+        #expect(report["height"] as? Double == 500)
+        #expect(report["total"] as? Double == 620)
+        let metrics = try #require(report["metrics"] as? [String: Double])
+        #expect(metrics["max"] == 3000 && metrics["body-scroll"] == 500 && metrics.count == 7)
+        #expect((report["metricsDisagree"] as? String)?.contains("max 3000 px") == true
+            || (report["metricsDisagree"] as? String)?.contains("3000 px") == true)
+        let timings = try #require(report["timings"] as? [String: Double])
+        for key in ["loadStarted", "committed", "finished", "firstMeasurement", "settledAt", "total"] {
+            #expect(timings[key] != nil, "timings lack \(key)")
+        }
+        let samples = try #require(report["samples"] as? [[String: Any]])
+        #expect(samples.contains { $0["source"] as? String == "load" })
+        #expect(samples.contains { $0["source"] as? String == "observer" })
+    }
+
+    @Test func severalPagesPrintJSONLinesInOrderAndExitOneWhenOneIsNotOK() throws {
+        let result = try run([page("empty.html"), page("static.html")])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let reports = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(reports[0]?["status"] as? String == "fallback")
+        #expect((reports[0]?["url"] as? String)?.hasSuffix("empty.html") == true)
+        #expect(reports[1]?["status"] as? String == "ok")
+        #expect(reports[1]?["height"] as? Double == 1234)
+    }
+
+    @Test func htmlFromStandardInput() throws {
+        let html = "<!DOCTYPE html><body style='margin:0'><div style='height:777px'></div></body>"
+        let result = try run(["-"], stdin: html)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("777 px (settled at "))
+    }
+
+    @Test func verboseLogsTimestampedStepsOnStderr() throws {
+        let result = try run(["--verbose", page("static.html")])
+        #expect(result.status == 0)
+        for step in ["loading file://", "committed", "load finished", "load: 1234 px", "ended: settled"] {
+            #expect(result.stderr.contains(step), "no '\(step)' in the log")
+        }
+        #expect(result.stderr.split(separator: "\n").allSatisfy { $0.wholeMatch(of: #/ *\d+\.\d{3} s  .*/#) != nil })
+    }
+
+    @Test func noJavaScriptFallsBackToALabelledEstimate() throws {
+        let result = try run(["--no-javascript", "--json", page("no-javascript.html")])
+        #expect(result.status == 1)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(report["status"] as? String == "fallback")
+        let estimate = try #require(report["estimate"] as? [String: Any])
+        #expect(estimate["reason"] as? String == "JavaScript is off")
+        #expect((estimate["textLength"] as? Int ?? 0) > 1000)
+        #expect(report["height"] as? Double == estimate["height"] as? Double)
+    }
+
+    @Test func snapshotWritesAFullDocumentPNG() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-snapshot-\(getpid()).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try run(["--snapshot", path, page("static.html")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let png = try #require(FileManager.default.contents(atPath: path))
+        #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        // IHDR: width and height, big-endian, at bytes 16 and 20.
+        let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        #expect(width == 390 && height == 1234)
+    }
+
+    /// SIGTERM in the middle of a measurement stops pageheight, its Xvfb and every WebKit child.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalStopsTheToolAndEveryChild(_ signal: Int32) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--timeout", "12", page("grow-6.5.html")]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 2.0)
+        let children = descendants(of: process.processIdentifier)
+        #expect(children.count >= 3, "Xvfb, network and web process expected: \(children)")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == (signal == SIGTERM ? 143 : 130))
+        #expect(waitUntilGone(children), "left behind: \(children.filter(isAlive))")
+    }
+
+    @Test func normalExitLeavesNoProcessBehind() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--quiet", "1.5", page("static.html")]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.2)
+        let children = descendants(of: process.processIdentifier)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(!children.isEmpty)
+        #expect(waitUntilGone(children), "left behind: \(children.filter(isAlive))")
+    }
+
+    // MARK: - Processes
+
+    /// Every live descendant of `pid`, from /proc.
+    func descendants(of pid: Int32) -> [Int32] {
+        var parents: [Int32: Int32] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = Int32(fields[1]) { parents[child] = parent }
+        }
+        var result: [Int32] = []
+        var frontier = [pid]
+        while let next = frontier.popLast() {
+            for (child, parent) in parents where parent == next {
+                result.append(child)
+                frontier.append(child)
+            }
+        }
+        return result
+    }
+
+    /// Alive and not a zombie.
+    func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].split(separator: " ").first
+        return state != "Z" && state != "X"
+    }
+
+    func waitUntilGone(_ pids: [Int32], within seconds: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if !pids.contains(where: isAlive) { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return !pids.contains(where: isAlive)
+    }
+}

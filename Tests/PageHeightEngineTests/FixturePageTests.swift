@@ -1,0 +1,85 @@
+import Foundation
+import PageHeight
+import Testing
+
+/// The real engine over every fixture page in Pages/: each case the page declares must come
+/// out as declared, and the default stopping rule must give the same answer as running the
+/// whole schedule.
+@Suite(.serialized)
+struct FixturePageTests {
+    static let cases: [FixtureCase] = (try? FixtureCase.cases(in: FixtureCase.pagesDirectory)) ?? []
+    static let server: FixtureServer? = try? FixtureServer(root: FixtureCase.pagesDirectory)
+
+    @Test func everyPageDeclaresItsCases() throws {
+        let cases = try FixtureCase.cases(in: FixtureCase.pagesDirectory)
+        #expect(cases.count >= 16)
+        #expect(Set(cases.map(\.pageName)).count >= 16)
+    }
+
+    @Test(arguments: cases)
+    func pageComesOutAsDeclared(_ fixture: FixtureCase) async throws {
+        let report = try await measure(fixture, until: .settled)
+        #expect(report.status.rawValue == fixture.status, "\(fixture): \(report.message ?? "")")
+        if let height = fixture.height {
+            let actual = try #require(report.height, "\(fixture): no height")
+            #expect(fixture.matches(Int(actual.rounded()), height), "\(fixture): height \(actual)")
+        }
+        if let once = fixture.once {
+            #expect(report.strategies.once.height.map { Int($0.rounded()) } == once, "\(fixture): once")
+        }
+        if let schedule = fixture.schedule {
+            #expect(report.strategies.schedule.height.map { Int($0.rounded()) } == schedule, "\(fixture): schedule")
+        }
+        if let observe = fixture.observe {
+            #expect(report.strategies.observe.height.map { Int($0.rounded()) } == observe, "\(fixture): observe")
+        }
+        if let missed = fixture.missed {
+            #expect(report.scheduleMissed == missed, "\(fixture): scheduleMissed")
+            if missed { #expect(report.message?.contains("schedule would show") == true) }
+        }
+        if report.status == .ok {
+            #expect(report.timings.settledAt != nil || report.message != nil)
+            #expect(report.samples.contains { $0.source == .load })
+            #expect(report.metrics != nil)
+        }
+        if report.status == .fallback {
+            let estimate = try #require(report.estimate, "\(fixture): fallback without an estimate")
+            #expect(report.height == estimate.height)
+            #expect(!estimate.reason.isEmpty)
+        }
+    }
+
+    /// The default stops as soon as the page settled; the schedule's later polls are then
+    /// known. Running the whole schedule must not change the answer.
+    @Test(arguments: cases)
+    func settledModeAgreesWithTheWholeSchedule(_ fixture: FixtureCase) async throws {
+        let quick = try await measure(fixture, until: .settled)
+        let full = try await measure(fixture, until: .schedule)
+        #expect(quick.status == full.status, "\(fixture)")
+        #expect(quick.height == full.height, "\(fixture)")
+        for (name, a, b) in [("once", quick.strategies.once, full.strategies.once),
+                             ("schedule", quick.strategies.schedule, full.strategies.schedule),
+                             ("observe", quick.strategies.observe, full.strategies.observe)] {
+            #expect(a.height == b.height, "\(fixture) \(name): \(a.height ?? -1) vs \(b.height ?? -1)")
+            if name != "observe" {
+                #expect(a.jumps.map(\.height) == b.jumps.map(\.height), "\(fixture) \(name) jumps")
+            }
+        }
+        if quick.status == .ok, let full = full.timings.total as Double?, let settled = quick.timings.settledAt {
+            #expect(settled <= full)
+        }
+    }
+
+    private func measure(_ fixture: FixtureCase, until: StopRule) async throws -> PageReport {
+        var arguments = try CommandLineArguments.parse(fixture.arguments + ["x"])
+        arguments.options.until = until
+        let source: PageSource
+        if fixture.servedOverHTTP {
+            let server = try #require(Self.server)
+            source = .url(server.url(for: fixture.pageName).absoluteString)
+        } else {
+            source = .file(fixture.page.path)
+        }
+        return await try PageHeightEngine.shared().measure(source, options: arguments.options)
+    }
+}

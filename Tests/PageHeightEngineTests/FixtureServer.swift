@@ -1,0 +1,302 @@
+// FixtureServer.swift - a minimal loopback HTTP/1.1 server for the fixture
+// pages, so that pages can load subresources late (/delay/<ms>/...).
+//
+//   GET /<path>             serves <root>/<path>
+//   GET /delay/<ms>/<path>  waits <ms> milliseconds, then serves <root>/<path>
+//
+// Listens on 127.0.0.1 on an ephemeral port (bind to port 0, read it back with
+// getsockname). One background thread accepts; each connection gets its own
+// thread, so a delayed request never holds up another one. Every response is
+// "Connection: close" and "Cache-Control: no-store" (nothing cached between
+// runs). Writes use MSG_NOSIGNAL, so a client that hangs up early cannot kill
+// the test process with SIGPIPE.
+//
+// Glibc + Foundation only (Linux).
+
+import Foundation
+import Glibc
+
+enum FixtureServerError: Error, CustomStringConvertible {
+    case socket(String, Int32)
+
+    var description: String {
+        switch self {
+        case .socket(let call, let code):
+            return "FixtureServer: \(call) failed: \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+final class FixtureServer: @unchecked Sendable {
+    /// The directory that is served (Pages/).
+    let root: URL
+    /// The port it listens on, on 127.0.0.1.
+    let port: UInt16
+
+    private let listener: Int32
+    private let lock = NSLock()
+    private var stopped = false
+    private var requests: [String] = []
+    private let acceptLoopEnded = DispatchSemaphore(value: 0)
+
+    /// Longest delay /delay/<ms>/ honours, so a typo cannot hang a test.
+    static let maximumDelayMilliseconds = 60_000
+
+    init(root: URL) throws {
+        self.root = root.standardizedFileURL
+
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureServerError.socket("socket", errno) }
+
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0  // ephemeral
+        address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian  // 127.0.0.1
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw FixtureServerError.socket("bind", code)
+        }
+        guard listen(fd, 128) == 0 else {
+            let code = errno
+            close(fd)
+            throw FixtureServerError.socket("listen", code)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getsockname(fd, $0, &length)
+            }
+        }
+        guard named == 0 else {
+            let code = errno
+            close(fd)
+            throw FixtureServerError.socket("getsockname", code)
+        }
+        self.listener = fd
+        self.port = UInt16(bigEndian: actual.sin_port)
+
+        let thread = Thread { [self] in
+            self.acceptLoop()
+        }
+        thread.name = "FixtureServer.accept"
+        thread.start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The http://127.0.0.1:<port>/<page> URL of a page (or any path below
+    /// root, e.g. "delay/800/img/block-390x600.png").
+    func url(for page: String) -> URL {
+        var path = page
+        while path.hasPrefix("/") { path.removeFirst() }
+        return URL(string: "http://127.0.0.1:\(port)/\(path)")!
+    }
+
+    /// Request targets received so far, in arrival order (e.g.
+    /// "/delay/1000/fonts/DejaVuSansMono-Bold.ttf").
+    var requestedPaths: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return requests
+    }
+
+    /// Stops accepting connections (idempotent). Connections already being
+    /// served finish on their own threads. Call it when done (e.g. in a
+    /// defer): the accept thread keeps the server alive until then.
+    func stop() {
+        lock.lock()
+        let wasStopped = stopped
+        stopped = true
+        lock.unlock()
+        guard !wasStopped else { return }
+        // Wakes the blocked accept() (it fails with EINVAL); the accept loop
+        // then closes the socket itself, so the descriptor is never closed
+        // while another thread is still using it.
+        _ = shutdown(listener, Int32(SHUT_RDWR))
+        _ = acceptLoopEnded.wait(timeout: .now() + 5)
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    // MARK: - Accepting
+
+    private func acceptLoop() {
+        defer {
+            close(listener)
+            acceptLoopEnded.signal()
+        }
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                let code = errno
+                if isStopped { return }
+                if code == EINTR || code == ECONNABORTED || code == EMFILE || code == ENFILE {
+                    if code != EINTR { usleep(10_000) }
+                    continue
+                }
+                return
+            }
+            if isStopped {
+                close(client)
+                return
+            }
+            let connection = Thread { [self] in
+                self.serve(client)
+            }
+            connection.name = "FixtureServer.connection"
+            connection.start()
+        }
+    }
+
+    // MARK: - One connection
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        // A client that never finishes its request must not hold a thread forever.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+
+        guard let head = readRequestHead(client) else { return }
+        let requestLine = head.split(separator: "\r\n", maxSplits: 1, omittingEmptySubsequences: false)
+            .first.map(String.init) ?? ""
+        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard parts.count >= 2 else {
+            respond(client, status: "400 Bad Request", type: "text/plain; charset=utf-8",
+                    body: Data("bad request\n".utf8), includeBody: true)
+            return
+        }
+        let method = parts[0].uppercased()
+        let target = parts[1]
+        lock.lock()
+        requests.append(target)
+        lock.unlock()
+
+        guard method == "GET" || method == "HEAD" else {
+            respond(client, status: "405 Method Not Allowed", type: "text/plain; charset=utf-8",
+                    body: Data("only GET and HEAD\n".utf8), includeBody: true)
+            return
+        }
+        let includeBody = method == "GET"
+
+        // Path only: drop query and fragment, percent-decode, split.
+        var path = target
+        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
+        if let scheme = path.range(of: "://"),
+           let slash = path[scheme.upperBound...].firstIndex(of: "/") {
+            path = String(path[slash...])  // absolute-form request target
+        }
+        path = path.removingPercentEncoding ?? path
+        var segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+
+        if segments.count >= 2, segments[0] == "delay" {
+            guard let milliseconds = Int(segments[1]), milliseconds >= 0 else {
+                notFound(client, includeBody: includeBody)
+                return
+            }
+            segments.removeFirst(2)
+            let delay = min(milliseconds, Self.maximumDelayMilliseconds)
+            if delay > 0 { Thread.sleep(forTimeInterval: Double(delay) / 1000) }
+        }
+
+        guard !segments.isEmpty, !segments.contains(where: { $0 == ".." || $0 == "." || $0.contains("\0") }) else {
+            notFound(client, includeBody: includeBody)
+            return
+        }
+        let file = segments.reduce(root) { $0.appendingPathComponent($1) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
+              !isDirectory.boolValue,
+              let data = FileManager.default.contents(atPath: file.path) else {
+            notFound(client, includeBody: includeBody)
+            return
+        }
+        respond(client, status: "200 OK", type: Self.contentType(for: file.pathExtension),
+                body: data, includeBody: includeBody)
+    }
+
+    /// Reads up to the blank line that ends the request head (bodies are not
+    /// expected: only GET/HEAD are served).
+    private func readRequestHead(_ client: Int32) -> String? {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let end: [UInt8] = [13, 10, 13, 10]  // \r\n\r\n
+        reading: while received.count < 65_536 {
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            let searchFrom = max(0, received.count - 3)
+            received += buffer[0..<count]
+            if received.count >= 4 {
+                for start in searchFrom...(received.count - 4)
+                where received[start..<(start + 4)].elementsEqual(end) {
+                    break reading
+                }
+            }
+        }
+        guard !received.isEmpty else { return nil }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    private func notFound(_ client: Int32, includeBody: Bool) {
+        respond(client, status: "404 Not Found", type: "text/plain; charset=utf-8",
+                body: Data("not found\n".utf8), includeBody: includeBody)
+    }
+
+    private func respond(_ client: Int32, status: String, type: String, body: Data, includeBody: Bool) {
+        let head = "HTTP/1.1 \(status)\r\n"
+            + "Content-Type: \(type)\r\n"
+            + "Content-Length: \(body.count)\r\n"
+            + "Cache-Control: no-store\r\n"
+            + "Access-Control-Allow-Origin: *\r\n"
+            + "Connection: close\r\n"
+            + "\r\n"
+        var response = Data(head.utf8)
+        if includeBody { response.append(body) }
+        response.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let sent = send(client, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 && errno == EINTR { continue }
+                if sent <= 0 { return }  // EPIPE, ECONNRESET...: the client went away
+                offset += sent
+            }
+        }
+        _ = shutdown(client, Int32(SHUT_WR))
+    }
+
+    static func contentType(for pathExtension: String) -> String {
+        switch pathExtension.lowercased() {
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "svg": return "image/svg+xml"
+        case "ttf": return "font/ttf"
+        case "otf": return "font/otf"
+        case "woff": return "font/woff"
+        case "woff2": return "font/woff2"
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "json": return "application/json"
+        case "txt": return "text/plain; charset=utf-8"
+        default: return "application/octet-stream"
+        }
+    }
+}

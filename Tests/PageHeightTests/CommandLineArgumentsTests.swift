@@ -1,0 +1,106 @@
+import Foundation
+import PageHeight
+import Testing
+
+@Suite struct CommandLineArgumentsTests {
+    @Test func defaultsMatchTheReaderApp() throws {
+        let parsed = try CommandLineArguments.parse(["page.html"])
+        #expect(parsed.pages == ["page.html"])
+        #expect(parsed.options == MeasureOptions())
+        #expect(parsed.options.width == 390 && parsed.options.height == 844 && parsed.options.fontSize == 16)
+        #expect(parsed.options.metric == .bodyScroll && parsed.options.until == .settled && parsed.options.fit)
+        #expect(parsed.options.quiet == 0.5 && parsed.options.timeout == 15 && parsed.options.threshold == 5)
+    }
+
+    @Test func everyOptionIsRead() throws {
+        let parsed = try CommandLineArguments.parse([
+            "--width", "768", "--height=600", "--font-size", "20", "--zoom", "1.5", "--metric", "max",
+            "--until", "schedule", "--quiet", "0", "--timeout", "12", "--threshold", "2",
+            "--schedule", "0.1,0.4", "--no-fit", "--no-javascript", "--header", "50", "--footer", "70",
+            "--snapshot", "/tmp/x.png", "--json", "--verbose", "a.html", "-", "--", "--odd-name.html",
+        ])
+        let o = parsed.options
+        #expect(o.width == 768 && o.height == 600 && o.fontSize == 20 && o.zoom == 1.5)
+        #expect(o.metric == .max && o.until == .schedule && o.quiet == 0 && o.timeout == 12 && o.threshold == 2)
+        #expect(o.schedule.delays == [0.1, 0.4] && !o.fit && !o.javascript && o.header == 50 && o.footer == 70)
+        #expect(parsed.snapshot == "/tmp/x.png" && parsed.json && parsed.verbose)
+        #expect(parsed.pages == ["a.html", "-", "--odd-name.html"])
+    }
+
+    @Test func mistakesAreUsageErrors() {
+        let cases: [([String], String)] = [
+            (["--bogus", "a"], "unknown option '--bogus'"),
+            (["--width"], "missing value for '--width'"),
+            (["--width", "wide", "a"], "'--width' takes a whole number, got 'wide'"),
+            (["--zoom", "nan", "a"], "'--zoom' takes a number, got 'nan'"),
+            (["--metric", "tallest", "a"], "unknown metric 'tallest'"),
+            (["--until", "forever", "a"], "unknown value 'forever' for '--until'"),
+            (["--schedule", "1,,2", "a"], "'--schedule' takes positive sleeps"),
+            (["--json=yes", "a"], "'--json' takes no value"),
+        ]
+        for (arguments, message) in cases {
+            #expect(throws: UsageError.self) { try CommandLineArguments.parse(arguments) }
+            do {
+                _ = try CommandLineArguments.parse(arguments)
+            } catch {
+                #expect(error.message.hasPrefix(message), "\(arguments): \(error.message)")
+            }
+        }
+    }
+
+    @Test func validationChecksRangesAndCombinations() throws {
+        func problem(_ arguments: [String]) -> String? {
+            do {
+                try CommandLineArguments.parse(arguments).validate()
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(problem(["a.html"]) == nil)
+        #expect(problem([]) == "missing page (a file, a URL, or - for stdin)")
+        #expect(problem(["--width", "-5", "a"]) == "'--width' must be between 1 and 100000, got -5")
+        #expect(problem(["--timeout", "0", "a"])?.hasPrefix("'--timeout' must be between") == true)
+        #expect(problem(["--footer", "-1", "a"])?.hasPrefix("'--footer' must be between") == true)
+        #expect(problem(["-", "-"]) == "standard input ('-') can be read only once")
+        #expect(problem(["--snapshot", "/tmp/x.png", "a", "b"]) == "'--snapshot' takes one page, got 2")
+        #expect(problem(["--snapshot", "/no/such/dir/x.png", "a"]) == "'--snapshot': no such directory: /no/such/dir")
+        #expect(problem(["--help"]) == nil)
+    }
+}
+
+@Suite struct PageSourceTests {
+    @Test func readsFilesURLsAndStandardInput() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-source-test")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("a page.html")
+        try Data("<p>x</p>".utf8).write(to: file)
+        #expect(try PageSource.parse("a page.html", currentDirectory: directory.path) == .file(file.path))
+        #expect(try PageSource.parse(file.absoluteString) == .file(file.path))
+        #expect(try PageSource.parse("https://example.org/a?b=c") == .url("https://example.org/a?b=c"))
+        #expect(try PageSource.parse("data:text/html,<p>hi</p>".replacingOccurrences(of: "<", with: "%3C")
+            .replacingOccurrences(of: ">", with: "%3E")) != nil)
+        let stdin = try PageSource.parse("-", currentDirectory: "/tmp", standardInput: { Data("<p>x</p>".utf8) })
+        #expect(stdin == .html("<p>x</p>", baseURL: "file:///tmp/"))
+        #expect(file.absoluteString.hasSuffix("a%20page.html"))
+    }
+
+    @Test func badPagesSayWhatIsWrong() {
+        func error(_ argument: String) -> InputError? {
+            do {
+                _ = try PageSource.parse(argument, currentDirectory: "/tmp", standardInput: { Data() })
+                return nil
+            } catch {
+                return error as? InputError
+            }
+        }
+        #expect(error("/no/such/page.html") == .missingFile("/no/such/page.html"))
+        #expect(error("/tmp") == .isDirectory("/tmp"))
+        #expect(error("http://") == .malformedURL("http://", reason: "expected http(s)://host/path"))
+        #expect(error("javascript:alert(1)") == .unsupportedScheme("javascript:alert(1)", scheme: "javascript"))
+        #expect(error("ftp://example.org/a") == .unsupportedScheme("ftp://example.org/a", scheme: "ftp"))
+        #expect(error("-") == .emptyStandardInput)
+        #expect(error("") != nil)
+        #expect(InputError.missingFile("/x").description == "no such file: /x")
+    }
+}

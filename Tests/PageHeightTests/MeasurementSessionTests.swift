@@ -1,0 +1,98 @@
+import PageHeight
+import Testing
+
+/// The settle rule and fit mode, fed with recorded timelines (no WebKit).
+@Suite struct MeasurementSessionTests {
+    func session(_ configure: (inout MeasureOptions) -> Void = { _ in }) -> MeasurementSession {
+        var options = MeasureOptions()
+        configure(&options)
+        return MeasurementSession(options: options)
+    }
+
+    @Test func settlesAfterTheQuietWindowWithAConfirmingReading() {
+        var s = session()
+        s.loadCommitted(at: 0.1)
+        s.loadFinished(at: 0.2)
+        s.record(HeightSample(t: 0.2, height: 1000, source: .load))
+        #expect(s.settleCheckAt == 0.7)
+        #expect(!s.isSettled(at: 0.5))
+        #expect(!s.isSettled(at: 0.7), "no reading after the quiet window yet")
+        s.record(HeightSample(t: 0.7, height: 1002, source: .poll, cause: "settle-check"))
+        #expect(s.isSettled(at: 0.7), "a 2 px move is within the threshold")
+    }
+
+    @Test func aMoveRestartsTheQuietWindow() {
+        var s = session()
+        s.loadFinished(at: 0.2)
+        s.record(HeightSample(t: 0.2, height: 1000, source: .load))
+        #expect(s.record(HeightSample(t: 0.6, height: 1300, source: .observer, cause: "mutation")))
+        #expect(s.settleCheckAt == 1.1)
+        s.record(HeightSample(t: 0.7, height: 1300, source: .poll, cause: "settle-check"))
+        #expect(!s.isSettled(at: 0.7))
+    }
+
+    @Test func pendingWorkHoldsTheVerdictAndTimersAfterTheTimeoutDoNot() {
+        var s = session { $0.timeout = 12 }
+        s.loadFinished(at: 0.2)
+        s.record(HeightSample(t: 0.2, height: 800, source: .load), pending: PendingWork(timers: [6.7]))
+        #expect(s.settleCheckAt == nil, "a timer due at 6.7 s is pending")
+        s.updatePending(PendingWork(), at: 6.7)
+        #expect(s.settleCheckAt == 7.2, "the quiet window starts when the pending work ended")
+
+        var late = session { $0.timeout = 5 }
+        late.loadFinished(at: 0.2)
+        late.record(HeightSample(t: 0.2, height: 800, source: .load), pending: PendingWork(timers: [6.7]))
+        #expect(late.settleCheckAt == 0.7, "a timer due after the timeout never counts")
+    }
+
+    @Test func untilScheduleWaitsForTheLastPoll() {
+        var s = session { $0.until = .schedule }
+        s.loadFinished(at: 0.2)
+        s.record(HeightSample(t: 0.2, height: 800, source: .load))
+        #expect(abs(s.settleCheckAt! - 5.5) < 1e-9)
+    }
+
+    @Test func errorsDoNotMoveTheAnchor() {
+        var s = session()
+        s.loadFinished(at: 0.1)
+        s.record(HeightSample(t: 0.1, height: 800, source: .load))
+        #expect(!s.record(HeightSample(t: 0.2, height: nil, source: .poll), error: "boom"))
+        #expect(s.anchor == 800)
+        #expect(s.lastError == "boom")
+    }
+
+    @Test func fitModeAsksForTheAdoptedHeightCappedForTheOffscreenSurface() {
+        var s = session()
+        s.loadFinished(at: 0.1)
+        s.record(HeightSample(t: 0.1, height: 1233.4, source: .load))
+        #expect(s.fitTarget == 1234)
+        _ = s.resized(to: 1234, at: 0.15, contentHeight: 1233.4)
+        #expect(s.fitTarget == nil)
+        s.record(HeightSample(t: 0.3, height: 50_000, source: .observer))
+        #expect(s.fitTarget == MeasurementSession.maxViewDevicePixels)
+
+        var noFit = session { $0.fit = false }
+        noFit.record(HeightSample(t: 0.1, height: 2000, source: .load))
+        #expect(noFit.fitTarget == nil)
+    }
+}
+
+@Suite struct RunawayDetectorTests {
+    @Test func contentThatGrowsWithTheViewIsARunawayAfterFourSteps() {
+        var detector = RunawayDetector(threshold: 5)
+        #expect(!detector.record(view: 944, content: 1044))
+        #expect(!detector.record(view: 1044, content: 1144))
+        #expect(!detector.record(view: 1144, content: 1244))
+        #expect(detector.record(view: 1244, content: 1344))
+        #expect(detector.evidence.contains("view 944 px → content 1044 px"))
+    }
+
+    @Test func growthByDifferentAmountsOrAFittingStepIsNot() {
+        var detector = RunawayDetector(threshold: 5)
+        _ = detector.record(view: 800, content: 820)
+        _ = detector.record(view: 820, content: 870)
+        _ = detector.record(view: 870, content: 870)
+        #expect(!detector.record(view: 870, content: 890))
+        #expect(!detector.isRunaway)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import PageHeight
+import Testing
+
+/// Verdicts, messages and the one-line answer, from recorded sessions.
+@Suite struct ReportTests {
+    func session(timeout: Double = 15, _ events: (inout MeasurementSession) -> Void) -> MeasurementSession {
+        var options = MeasureOptions()
+        options.timeout = timeout
+        var s = MeasurementSession(options: options)
+        events(&s)
+        return s
+    }
+
+    @Test func settledPageIsOKWithTheLineFromTheBrief() {
+        let s = session {
+            $0.loadCommitted(at: 0.1)
+            $0.loadFinished(at: 0.3)
+            $0.record(HeightSample(t: 0.3, height: 1198, source: .load))
+            $0.record(HeightSample(t: 0.5, height: 1234, source: .observer, cause: "font-load"))
+            $0.record(HeightSample(t: 1.0, height: 1234, source: .poll, cause: "settle-check"))
+        }
+        var options = MeasureOptions()
+        options.header = 50
+        let report = ReportBuilder(url: "file:///a.html", session: s, end: .settled, endedAt: 1.0).build()
+        #expect(report.status == .ok && report.height == 1234 && report.message == nil)
+        #expect(report.total == 1234)
+        #expect(report.timings.settledAt == 1.0 && report.timings.firstMeasurement == 0.3)
+        #expect(SummaryLine.format(report)
+            == "1234 px (settled at 1.00 s; the 5.30 s schedule shows the same; one measurement at load would show 1198 px)")
+    }
+
+    @Test func headerAndFooterMakeTheTotal() {
+        var options = MeasureOptions()
+        options.header = 50
+        options.footer = 70
+        var s = MeasurementSession(options: options)
+        s.loadFinished(at: 0.1)
+        s.record(HeightSample(t: 0.1, height: 1000, source: .load))
+        s.record(HeightSample(t: 0.6, height: 1000, source: .poll, cause: "settle-check"))
+        let report = ReportBuilder(url: "u", session: s, end: .settled, endedAt: 0.6).build()
+        #expect(report.total == 1120)
+        #expect(SummaryLine.format(report).hasPrefix("1000 px (total 1120 px with header 50 px and footer 70 px)"))
+    }
+
+    @Test func timeoutVerdicts() {
+        let neverLoaded = session { $0.loadCommitted(at: 0.2) }
+        let a = ReportBuilder(url: "u", session: neverLoaded, end: .timedOut(stalled: false), endedAt: 15).build()
+        #expect(a.status == .timeout)
+        #expect(a.message == "the load did not finish within 15.00 s (last step: committed)")
+
+        let moving = session {
+            $0.loadFinished(at: 0.2)
+            $0.record(HeightSample(t: 0.2, height: 100, source: .load))
+            $0.record(HeightSample(t: 14.9, height: 900, source: .observer))
+        }
+        let b = ReportBuilder(url: "u", session: moving, end: .timedOut(stalled: false), endedAt: 15).build()
+        #expect(b.status == .unstable && b.height == 900)
+
+        let stalled = session { $0.loadFinished(at: 0.2) }
+        let c = ReportBuilder(url: "u", session: stalled, end: .timedOut(stalled: true), endedAt: 15,
+                              text: PlainText(html: "<p>text</p>")).build()
+        #expect(c.status == .fallback)
+        #expect(c.estimate?.reason.hasPrefix("JavaScript stalled") == true)
+        #expect(c.height == c.estimate?.height)
+    }
+
+    @Test func zeroHeightAndDisabledJavaScriptFallBackToAnEstimate() {
+        let zero = session {
+            $0.loadFinished(at: 0.2)
+            $0.record(HeightSample(t: 0.2, height: 0, source: .load))
+            $0.record(HeightSample(t: 0.7, height: 0, source: .poll, cause: "settle-check"))
+        }
+        let a = ReportBuilder(url: "u", session: zero, end: .settled, endedAt: 0.7, text: PlainText(html: "")).build()
+        #expect(a.status == .fallback && a.estimate?.reason == "the page's height is 0 px")
+
+        let off = session { $0.loadFinished(at: 0.2) }
+        let b = ReportBuilder(url: "u", session: off, end: .javascriptDisabled, endedAt: 0.2,
+                              text: PlainText(html: "<p>hello</p>")).build()
+        #expect(b.status == .fallback && b.estimate?.reason == "JavaScript is off")
+        #expect(SummaryLine.format(b).hasPrefix("fallback: ~"))
+    }
+
+    @Test func metricsDisagreementIsFlagged() {
+        let metrics = HeightMetrics(bodyScroll: 500, documentScroll: 3000, bodyOffset: 500, documentOffset: 500,
+                                    bodyRect: 500, lowestElement: 3000, max: 3000)
+        #expect(metrics.disagreement(threshold: 5)?.hasPrefix("metrics disagree: body-scroll 500 px but document-scroll 3000 px") == true)
+        let same = HeightMetrics(bodyScroll: 500, documentScroll: 503, bodyOffset: 500, documentOffset: 500,
+                                 bodyRect: 500, lowestElement: 500, max: 503)
+        #expect(same.disagreement(threshold: 5) == nil)
+    }
+
+    @Test func jsonUsesTheDocumentedFieldNames() throws {
+        let s = session {
+            $0.loadFinished(at: 0.2)
+            $0.record(HeightSample(t: 0.2, height: 700, source: .load))
+            $0.record(HeightSample(t: 0.7001234, height: 700, source: .poll, cause: "settle-check"))
+        }
+        let report = ReportBuilder(url: "u", session: s, end: .settled, endedAt: 0.7001234).build()
+        let json = ReportEncoding.jsonLine(report)
+        #expect(!json.contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        for key in ["url", "status", "height", "total", "strategies", "samples", "timings", "metric", "options"] {
+            #expect(object[key] != nil, "missing \(key)")
+        }
+        let samples = try #require(object["samples"] as? [[String: Any]])
+        #expect(samples[1]["t"] as? Double == 0.7)
+        #expect(samples[0]["source"] as? String == "load")
+        let strategies = try #require(object["strategies"] as? [String: Any])
+        #expect(Set(strategies.keys) == ["once", "schedule", "observe"])
+        #expect(try JSONDecoder().decode(PageReport.self, from: Data(json.utf8)).height == 700)
+    }
+}
