@@ -60,14 +60,14 @@ func run() async -> Int32 {
     return allOK ? 0 : 1
 }
 
-/// SIGINT and SIGTERM stop our Xvfb (WebKit's children follow their parent) and exit.
-/// `_exit`, not `exit`: exit handlers would race with the engine's thread, which is still running.
+/// SIGINT and SIGTERM exit at once with 128 + the signal. Our Xvfb follows (PR_SET_PDEATHSIG),
+/// WebKit's children follow when their connection closes. Not `exit`: its handlers would race
+/// with the engine's thread; and not stopping Xvfb first: GTK would exit(1) on the lost display.
 func installSignalHandlers() -> [DispatchSourceSignal] {
     [(SIGINT, Int32(130)), (SIGTERM, Int32(143))].map { signo, code in
         signal(signo, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
         source.setEventHandler {
-            PageHeightEngine.stopDisplay()
             _exit(code)
         }
         source.resume()

@@ -25,7 +25,8 @@ import Testing
         var s = session()
         s.loadFinished(at: 0.2)
         s.record(HeightSample(t: 0.2, height: 1000, source: .load))
-        #expect(s.record(HeightSample(t: 0.6, height: 1300, source: .observer, cause: "mutation")))
+        let moved = s.record(HeightSample(t: 0.6, height: 1300, source: .observer, cause: "mutation"))
+        #expect(moved)
         #expect(s.settleCheckAt == 1.1)
         s.record(HeightSample(t: 0.7, height: 1300, source: .poll, cause: "settle-check"))
         #expect(!s.isSettled(at: 0.7))
@@ -56,7 +57,8 @@ import Testing
         var s = session()
         s.loadFinished(at: 0.1)
         s.record(HeightSample(t: 0.1, height: 800, source: .load))
-        #expect(!s.record(HeightSample(t: 0.2, height: nil, source: .poll), error: "boom"))
+        let moved = s.record(HeightSample(t: 0.2, height: nil, source: .poll), error: "boom")
+        #expect(!moved)
         #expect(s.anchor == 800)
         #expect(s.lastError == "boom")
     }
@@ -80,10 +82,10 @@ import Testing
 @Suite struct RunawayDetectorTests {
     @Test func contentThatGrowsWithTheViewIsARunawayAfterFourSteps() {
         var detector = RunawayDetector(threshold: 5)
-        #expect(!detector.record(view: 944, content: 1044))
-        #expect(!detector.record(view: 1044, content: 1144))
-        #expect(!detector.record(view: 1144, content: 1244))
-        #expect(detector.record(view: 1244, content: 1344))
+        let steps = [(944.0, 1044.0), (1044, 1144), (1144, 1244), (1244, 1344)].map {
+            detector.record(view: $0.0, content: $0.1)
+        }
+        #expect(steps == [false, false, false, true])
         #expect(detector.evidence.contains("view 944 px → content 1044 px"))
     }
 
@@ -92,7 +94,7 @@ import Testing
         _ = detector.record(view: 800, content: 820)
         _ = detector.record(view: 820, content: 870)
         _ = detector.record(view: 870, content: 870)
-        #expect(!detector.record(view: 870, content: 890))
-        #expect(!detector.isRunaway)
+        let last = detector.record(view: 870, content: 890)
+        #expect(!last && !detector.isRunaway)
     }
 }

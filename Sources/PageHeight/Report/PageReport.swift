@@ -30,6 +30,17 @@ public struct HeightMetrics: Codable, Sendable, Equatable {
         case documentOffset = "document-offset", bodyRect = "body-rect", lowestElement = "lowest-element", max
     }
 
+    public init(bodyScroll: Double, documentScroll: Double, bodyOffset: Double, documentOffset: Double,
+                bodyRect: Double, lowestElement: Double, max: Double) {
+        self.bodyScroll = bodyScroll
+        self.documentScroll = documentScroll
+        self.bodyOffset = bodyOffset
+        self.documentOffset = documentOffset
+        self.bodyRect = bodyRect
+        self.lowestElement = lowestElement
+        self.max = max
+    }
+
     public subscript(metric: HeightMetric) -> Double {
         switch metric {
         case .bodyScroll: bodyScroll
