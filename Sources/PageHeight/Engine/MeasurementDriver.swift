@@ -220,6 +220,7 @@ final class MeasurementDriver {
         resizing = true
         settleTimer?.cancel()
         note("fit: view height \(Pixels.format(session.viewHeight)) → \(Pixels.format(height))")
+        let issuedAt = now
         view.setViewportHeight(height)
         let expected = view.expectedInnerHeight(for: height)
         waitForViewport(expected: expected, deadline: now + 0.5) { [weak self] in
@@ -229,7 +230,8 @@ final class MeasurementDriver {
                     self.read(.poll, cause: "after-resize") { second in
                         self.resizing = false
                         let still = first != nil && second != nil && abs(first! - second!) <= 1
-                        if self.session.resized(to: height, at: self.now, contentHeight: still ? second : nil) {
+                        if self.session.resized(to: height, issuedAt: issuedAt, at: self.now,
+                                               contentHeight: still ? second : nil) {
                             self.note("runaway: \(self.session.runaway.evidence)")
                             self.end(.runaway)
                             return

@@ -104,14 +104,15 @@ public struct MeasurementSession: Sendable {
     /// Records that the view took a new height, with the content height read once it held
     /// still (nil: it kept moving by itself, which is no evidence); returns true when this
     /// proves a runaway.
-    public mutating func resized(to height: Double, at t: Double, contentHeight: Double?) -> Bool {
+    /// `issuedAt` is when the resize was asked for, `t` when the content was read after it.
+    public mutating func resized(to height: Double, issuedAt: Double? = nil, at t: Double, contentHeight: Double?) -> Bool {
         viewHeight = height
         lastResizeAt = t
         guard let contentHeight else {
             runaway.reset()
             return false
         }
-        return runaway.record(view: height, content: contentHeight)
+        return runaway.record(view: height, content: contentHeight, at: issuedAt ?? t)
     }
 
     /// The first usable reading, when the app first had something to show.

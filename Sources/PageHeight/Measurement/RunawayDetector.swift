@@ -9,6 +9,8 @@ public struct RunawayDetector: Sendable, Equatable {
         public var view: Double
         /// The content height read once the viewport had that height, CSS px.
         public var content: Double
+        /// When the view was given that height, seconds since the load started.
+        public var t: Double
     }
 
     public var threshold: Double
@@ -23,7 +25,7 @@ public struct RunawayDetector: Sendable, Equatable {
     }
 
     /// Records one resize; returns true once the content has grown with the view `stepsNeeded` times.
-    public mutating func record(view: Double, content: Double) -> Bool {
+    public mutating func record(view: Double, content: Double, at t: Double = 0) -> Bool {
         let growth = content - view
         if growth > threshold, let last = steps.last, last.content - last.view > threshold,
            abs((last.content - last.view) - growth) <= 1 {
@@ -31,11 +33,17 @@ public struct RunawayDetector: Sendable, Equatable {
         } else {
             streak = growth > threshold ? 1 : 0
         }
-        steps.append(Step(view: view, content: content))
+        steps.append(Step(view: view, content: content, t: t))
         return isRunaway
     }
 
     public var isRunaway: Bool { streak >= stepsNeeded }
+
+    /// When the content began to grow with the view (the first step of the proving streak).
+    public var runawayStartedAt: Double? {
+        guard isRunaway else { return nil }
+        return steps[steps.count - streak].t
+    }
 
     /// Breaks the streak: a step that proved nothing (the content moved by itself).
     public mutating func reset() {

@@ -98,8 +98,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// Set when the metrics disagree by more than the threshold.
     public var metricsDisagree: String?
     public var estimate: FallbackEstimate?
-    /// Fit mode's evidence for `runaway`: view heights set and content heights read.
-    public var runaway: [RunawayDetector.Step]?
+    /// Fit mode's resizes: each view height set and the content height read once it held
+    /// still (the evidence for `runaway`).
+    public var fitSteps: [RunawayDetector.Step]?
     /// Work still pending at the end (only when some was).
     public var pendingAtEnd: PendingWork?
     public var timings: Timings

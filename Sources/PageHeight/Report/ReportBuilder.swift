@@ -38,8 +38,14 @@ public struct ReportBuilder: Sendable {
         }
 
         let settledValue: Double? = end == .settled ? session.lastReading?.height : nil
+        // Once the content grows with the view, what a poll reads depends only on how far our
+        // own resizes got: the strategies end where the runaway began.
+        var samples = session.samples
+        if end == .runaway, let start = session.runaway.runawayStartedAt {
+            samples = samples.filter { $0.t < start }
+        }
         let replay = StrategyReplay(schedule: options.schedule, threshold: options.threshold)
-        let strategies = replay.replay(samples: session.samples, finishedAt: session.finishedAt,
+        let strategies = replay.replay(samples: samples, finishedAt: session.finishedAt,
                                        settledValue: settledValue, height: height)
         let scheduleMissed: Bool
         if status == .ok, let height {
@@ -66,7 +72,7 @@ public struct ReportBuilder: Sendable {
             header: options.header, footer: options.footer, metric: options.metric,
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
             metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
-            estimate: estimate, runaway: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
+            estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
             pendingAtEnd: pendingAtEnd, timings: timings, options: options)
     }
 
