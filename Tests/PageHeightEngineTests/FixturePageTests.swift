@@ -56,12 +56,19 @@ struct FixturePageTests {
         let quick = try await measure(fixture, until: .settled)
         let full = try await measure(fixture, until: .schedule)
         #expect(quick.status == full.status, "\(fixture)")
+        guard quick.status != .unstable else {
+            // Still moving at the timeout: what a poll reads depends on when it lands against the
+            // page's own timer, in either mode. The answer is the same within a few steps.
+            #expect(abs((quick.height ?? 0) - (full.height ?? 0)) <= 60, "\(fixture)")
+            return
+        }
         #expect(quick.height == full.height, "\(fixture)")
         for (name, a, b) in [("once", quick.strategies.once, full.strategies.once),
                              ("schedule", quick.strategies.schedule, full.strategies.schedule),
                              ("observe", quick.strategies.observe, full.strategies.observe)] {
             #expect(a.height == b.height, "\(fixture) \(name): \(a.height ?? -1) vs \(b.height ?? -1)")
             if name != "observe" {
+                // Observed jumps follow animation frames; their values are not reproducible.
                 #expect(a.jumps.map(\.height) == b.jumps.map(\.height), "\(fixture) \(name) jumps")
             }
         }

@@ -44,6 +44,9 @@ final class PageView {
         webkit_settings_set_media_playback_requires_user_gesture(settings, 1)
         webkit_settings_set_enable_developer_extras(settings, 0)
         webkit_settings_set_enable_write_console_messages_to_stdout(settings, 0)
+        // No compositing: layout is the same, and a tall view costs a third of the memory
+        // (a 50,000 px article: web process 100 MB instead of 367 MB).
+        webkit_settings_set_hardware_acceleration_policy(settings, WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER)
         webkit_web_view_set_zoom_level(view, options.zoom)
         ph_dismiss_dialogs_and_refuse_popups(view)
 

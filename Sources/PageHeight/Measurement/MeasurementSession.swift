@@ -72,9 +72,10 @@ public struct MeasurementSession: Sendable {
         pending = counted
     }
 
-    /// The start of the current quiet window.
+    /// The start of the current quiet window. A fit resize does not restart it by itself: if
+    /// the content answers the new view height, the reading that shows it is a move.
     public var quietSince: Double {
-        max(lastMoveAt, pendingClearedAt, lastResizeAt, finishedAt ?? 0)
+        max(lastMoveAt, pendingClearedAt, finishedAt ?? 0)
     }
 
     /// When the next confirming reading is due; nil while work is pending or before load finished.
