@@ -45,7 +45,7 @@ import Testing
 
     @Test func timeoutVerdicts() {
         let neverLoaded = session { $0.loadCommitted(at: 0.2) }
-        let a = ReportBuilder(url: "u", session: neverLoaded, end: .timedOut(stalled: false), endedAt: 15).build()
+        let a = ReportBuilder(url: "u", session: neverLoaded, end: .timedOut(stalledSince: nil), endedAt: 15).build()
         #expect(a.status == .timeout)
         #expect(a.message == "the load did not finish within 15.00 s (last step: committed)")
 
@@ -54,15 +54,23 @@ import Testing
             $0.record(HeightSample(t: 0.2, height: 100, source: .load))
             $0.record(HeightSample(t: 14.9, height: 900, source: .observer))
         }
-        let b = ReportBuilder(url: "u", session: moving, end: .timedOut(stalled: false), endedAt: 15).build()
+        let b = ReportBuilder(url: "u", session: moving, end: .timedOut(stalledSince: nil), endedAt: 15).build()
         #expect(b.status == .unstable && b.height == 900)
 
         let stalled = session { $0.loadFinished(at: 0.2) }
-        let c = ReportBuilder(url: "u", session: stalled, end: .timedOut(stalled: true), endedAt: 15,
+        let c = ReportBuilder(url: "u", session: stalled, end: .timedOut(stalledSince: 0.3), endedAt: 15,
                               text: PlainText(html: "<p>text</p>")).build()
         #expect(c.status == .fallback)
         #expect(c.estimate?.reason.hasPrefix("JavaScript stalled") == true)
         #expect(c.height == c.estimate?.height)
+
+        let stuck = session {
+            $0.loadFinished(at: 0.2)
+            $0.record(HeightSample(t: 0.2, height: 19, source: .load))
+        }
+        let d = ReportBuilder(url: "u", session: stuck, end: .timedOut(stalledSince: 0.3), endedAt: 15).build()
+        #expect(d.status == .timeout && d.height == 19)
+        #expect(d.message?.hasPrefix("JavaScript stalled at 0.30 s") == true)
     }
 
     @Test func zeroHeightAndDisabledJavaScriptFallBackToAnEstimate() {

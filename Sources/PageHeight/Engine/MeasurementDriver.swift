@@ -64,7 +64,7 @@ final class MeasurementDriver {
         after(options.timeout) { [weak self] in
             guard let self else { return }
             self.note("timeout after \(Seconds.format(self.options.timeout))")
-            self.end(.timedOut(stalled: self.isStalled))
+            self.end(.timedOut(stalledSince: self.stalledSince))
         }
     }
 
@@ -106,9 +106,10 @@ final class MeasurementDriver {
 
     // MARK: - Readings
 
-    private var isStalled: Bool {
-        guard let oldest = outstanding.values.min() else { return false }
-        return now - oldest > Self.stallAfter
+    /// When the oldest evaluation still outstanding after `stallAfter` seconds was started.
+    private var stalledSince: Double? {
+        guard let oldest = outstanding.values.min(), now - oldest > Self.stallAfter else { return nil }
+        return oldest
     }
 
     /// Takes a reading of the page with a native evaluation of the probe's `measure()`.
@@ -282,7 +283,7 @@ final class MeasurementDriver {
         let usable: Bool
         switch reason {
         case .loadFailed, .crashed, .javascriptDisabled: usable = false
-        case .timedOut(let stalled): usable = !stalled
+        case .timedOut(let stalledSince): usable = stalledSince == nil
         default: usable = true
         }
         finalMetrics(usable: usable) { [self] metrics in

@@ -94,14 +94,18 @@ public struct ReportBuilder: Sendable {
         case .settled:
             if let value = session.lastReading?.height, value > 0 { return (.ok, nil, value) }
             return (.fallback, noValueReason(stalled: false), nil)
-        case .timedOut(let stalled):
+        case .timedOut(let stalledSince):
             let limit = Seconds.format(options.timeout)
             guard session.finishedAt != nil else {
                 let step = session.committedAt == nil ? "loading" : "committed"
                 return (.timeout, "the load did not finish within \(limit) (last step: \(step))", last)
             }
             guard let last else {
-                return (.fallback, noValueReason(stalled: stalled) + " within \(limit)", nil)
+                return (.fallback, noValueReason(stalled: stalledSince != nil) + " within \(limit)", nil)
+            }
+            if let stalledSince {
+                return (.timeout, "JavaScript stalled at \(Seconds.format(stalledSince)) (the page's script never "
+                    + "yielded; an evaluation has not returned since); the last height read was \(Pixels.format(last))", last)
             }
             if endedAt - session.lastMoveAt < options.quiet {
                 let moves = session.samples.filter { $0.t >= endedAt - 2 && $0.isUsable }.count
