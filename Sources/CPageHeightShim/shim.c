@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -148,6 +149,26 @@ void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_da
         return;
     }
     webkit_web_resource_get_data(resource, cancellable, resource_read, pending_new((gpointer)fn, data, NULL));
+}
+
+static void filter_saved(GObject *source, GAsyncResult *result, gpointer user_data) {
+    Pending *p = user_data;
+    GError *error = NULL;
+    WebKitUserContentFilter *filter =
+        webkit_user_content_filter_store_save_finish(WEBKIT_USER_CONTENT_FILTER_STORE(source), result, &error);
+    gchar *message = filter ? NULL : (error ? describe_error(error) : g_strdup("no filter"));
+    ((ph_filter_fn)p->fn)(filter, message, p->data);
+    g_free(message);
+    g_clear_error(&error);
+    pending_free(p);
+}
+
+void ph_compile_content_filter(WebKitUserContentFilterStore *store, const char *identifier, const char *json,
+                               ph_filter_fn fn, gpointer data) {
+    GBytes *source = g_bytes_new(json, strlen(json));
+    webkit_user_content_filter_store_save(store, identifier, source, NULL, filter_saved,
+                                          pending_new((gpointer)fn, data, NULL));
+    g_bytes_unref(source);
 }
 
 pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {

@@ -8,8 +8,7 @@ func run() async -> Int32 {
         arguments = try CommandLineArguments.parse(Array(CommandLine.arguments.dropFirst()))
         try arguments.validate()
     } catch {
-        FileHandle.standardError.write(Data("Error: \(error.message)\n\(HelpText.usage)\n\(HelpText.hint)\n".utf8))
-        return 64
+        return usageError(error.message)
     }
     if arguments.help {
         print(HelpText.help)
@@ -20,13 +19,14 @@ func run() async -> Int32 {
         return 0
     }
 
+    if arguments.command == .batch { return await runBatch(arguments) }
+
     var sources: [PageSource] = []
     for page in arguments.pages {
         do {
             sources.append(try PageSource.parse(page))
         } catch let error as InputError {
-            FileHandle.standardError.write(Data("Error: \(error)\n\(HelpText.usage)\n\(HelpText.hint)\n".utf8))
-            return 64
+            return usageError("\(error)")
         } catch {
             return 64
         }
@@ -58,6 +58,56 @@ func run() async -> Int32 {
         fflush(stdout)
     }
     return allOK ? 0 : 1
+}
+
+func usageError(_ message: String) -> Int32 {
+    FileHandle.standardError.write(Data("Error: \(message)\n\(HelpText.usage)\n\(HelpText.hint)\n".utf8))
+    return 64
+}
+
+/// `pageheight batch [options] <list>`.
+func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
+    var list: PageList
+    do {
+        list = try PageList.read(arguments.pages[0])
+    } catch {
+        return usageError("the list: \(error)")
+    }
+    let total = list.entries.count
+    if let shard = arguments.shard { list = shard.slice(list) }
+    let log: ResultLog
+    if let out = arguments.out {
+        do {
+            log = try ResultLog(path: out, resume: arguments.resume)
+        } catch {
+            return usageError("cannot write '\(out)': \(error)")
+        }
+    } else {
+        log = ResultLog()
+    }
+    let remaining = list.entries.filter { !log.done.contains($0.index) }
+    if arguments.resume {
+        FileHandle.standardError.write(Data(("resuming: \(log.done.count) pages already in \(arguments.out!), "
+            + "\(remaining.count) to go\(log.repaired ? "; a cut-off last line was removed" : "")\n").utf8))
+    }
+    if let shard = arguments.shard, arguments.progress {
+        FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
+    }
+    let engine: PageHeightEngine
+    do {
+        engine = try PageHeightEngine.shared()
+    } catch {
+        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
+        return 70
+    }
+    let showProgress = arguments.progress && isatty(STDERR_FILENO) == 1
+    let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
+                             retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil)
+    let summary = await runner.run(remaining)
+    if arguments.progress || !remaining.isEmpty {
+        FileHandle.standardError.write(Data((summary.text + "\n").utf8))
+    }
+    return summary.notOK == 0 ? 0 : 1
 }
 
 /// SIGINT and SIGTERM exit at once with 128 + the signal. Our Xvfb follows (PR_SET_PDEATHSIG),

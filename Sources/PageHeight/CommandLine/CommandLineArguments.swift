@@ -3,6 +3,10 @@ import Foundation
 /// The command line of `pageheight [options] <page>...`, parsed from `[String]` (pure) and
 /// then validated; running it is the executable's job.
 public struct CommandLineArguments: Equatable, Sendable {
+    /// `pageheight <page>...` measures pages; `pageheight batch <list>` measures a list.
+    public enum Command: Equatable, Sendable { case measure, batch }
+
+    public var command = Command.measure
     public var options = MeasureOptions()
     public var pages: [String] = []
     public var json = false
@@ -10,6 +14,13 @@ public struct CommandLineArguments: Equatable, Sendable {
     public var snapshot: String?
     public var help = false
     public var version = false
+    // batch only
+    public var jobs: Int?
+    public var out: String?
+    public var resume = false
+    public var retries = 0
+    public var shard: Shard?
+    public var progress = true
 
     public init() {}
 
@@ -17,6 +28,11 @@ public struct CommandLineArguments: Equatable, Sendable {
     /// `--` ends the options.
     public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineArguments {
         var result = CommandLineArguments()
+        var arguments = arguments
+        if arguments.first == "batch" {
+            result.command = .batch
+            arguments.removeFirst()
+        }
         var index = 0
         var optionsEnded = false
         func value(for name: String, inline: String?) throws(UsageError) -> String {
@@ -54,6 +70,7 @@ public struct CommandLineArguments: Equatable, Sendable {
             case "--fit": try flag(); result.options.fit = true
             case "--no-fit": try flag(); result.options.fit = false
             case "--no-javascript": try flag(); result.options.javascript = false
+            case "--offline": try flag(); result.options.offline = true
             case "--width": result.options.width = try integer(name, try value(for: name, inline: inline))
             case "--height": result.options.height = try integer(name, try value(for: name, inline: inline))
             case "--font-size": result.options.fontSize = try integer(name, try value(for: name, inline: inline))
@@ -84,8 +101,23 @@ public struct CommandLineArguments: Equatable, Sendable {
                 result.options.schedule = schedule
             case "--snapshot":
                 result.snapshot = try value(for: name, inline: inline)
+            case "--jobs", "-j": result.jobs = try integer(name, try value(for: name, inline: inline))
+            case "--out", "-o": result.out = try value(for: name, inline: inline)
+            case "--resume": try flag(); result.resume = true
+            case "--retries": result.retries = try integer(name, try value(for: name, inline: inline))
+            case "--no-progress": try flag(); result.progress = false
+            case "--shard":
+                let text = try value(for: name, inline: inline)
+                guard let shard = Shard(parsing: text) else {
+                    throw UsageError("'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\(text)'")
+                }
+                result.shard = shard
             default:
                 throw UsageError("unknown option '\(name)'")
+            }
+            if result.command == .measure,
+               ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--shard"].contains(name) {
+                throw UsageError("'\(name)' is an option of 'pageheight batch'")
             }
             index += 1
         }
@@ -95,6 +127,16 @@ public struct CommandLineArguments: Equatable, Sendable {
     /// Checks ranges and combinations that parsing alone cannot.
     public func validate() throws(UsageError) {
         if help || version { return }
+        if command == .batch {
+            guard pages.count == 1 else {
+                throw UsageError(pages.isEmpty ? "missing list (a file of pages, a directory, or - for stdin)"
+                    : "'pageheight batch' takes one list, got \(pages.count)")
+            }
+            if resume && out == nil { throw UsageError("'--resume' needs '--out FILE' (the output to continue)") }
+            if snapshot != nil { throw UsageError("'--snapshot' takes one page; it is not an option of 'pageheight batch'") }
+            if let jobs { try check(jobs, "--jobs", 1...64) }
+            try check(retries, "--retries", 0...10)
+        }
         guard !pages.isEmpty else { throw UsageError("missing page (a file, a URL, or - for stdin)") }
         try check(options.width, "--width", 1...100_000)
         try check(options.height, "--height", 1...100_000)

@@ -2,7 +2,7 @@
 public enum HelpText {
     public static let version = "pageheight 0.1.0"
 
-    public static let usage = "USAGE: pageheight [options] <page> ..."
+    public static let usage = "USAGE: pageheight [options] <page> ...\n       pageheight batch [options] <list>"
 
     public static let hint = "See 'pageheight --help'."
 
@@ -37,6 +37,7 @@ public enum HelpText {
           --schedule <sleeps>     The reader app's sleeps between polls, comma-separated. (default: \(schedule))
           --fit / --no-fit        Fit mode: each adopted height becomes the view's height. (default: --fit)
           --no-javascript         Turn JavaScript off (the height is then an estimate from the text).
+          --offline               Refuse every request but the page's own directory and loopback.
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
@@ -44,6 +45,20 @@ public enum HelpText {
           -v, --verbose           Print timestamped steps on stderr.
           --version               Print the version.
           -h, --help              Print this help.
+
+        BATCH:
+          pageheight batch [options] <list>
+                                  <list> is a file of URLs or paths (one a line; blank lines and # comments
+                                  ignored; paths relative to the file), a directory (every .html under it),
+                                  or - for stdin. Every option above applies. Output: JSON Lines, one report
+                                  a page with its "index" in the list, written as soon as the page finishes.
+          -j, --jobs <n>          Pages measured at once, in one process. (default: \(BatchRunner.defaultJobs) here:
+                                  two per core, at most one per 400 MB of memory)
+          -o, --out <file>        Write the JSON Lines to a file instead of stdout.
+          --resume                Continue an --out file: skip the pages it holds, repair a cut-off last line.
+          --retries <n>           Measure a page whose web process crashed again, n times. (default: 0)
+          --shard <k>/<n>         Measure only slice k of n (from 1): a stable split by a hash of each entry.
+          --no-progress           No live progress line (there is none when stderr is not a terminal).
 
         EXIT STATUS:
           0 every page is ok; 1 some page is not (unstable, runaway, fallback, load-error, timeout,

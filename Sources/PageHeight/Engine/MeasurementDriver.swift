@@ -11,7 +11,8 @@ final class MeasurementDriver {
     private let snapshotPath: String?
     private let log: (String) -> Void
     private let completion: (PageReport) -> Void
-    private let context: OpaquePointer
+    private let pool: ViewPool
+    private let filters: OfflineFilters
 
     private var session: MeasurementSession
     private var view: PageView?
@@ -23,13 +24,18 @@ final class MeasurementDriver {
     private var resizing = false
     private var ended = false
     private var keepAlive: MeasurementDriver?
+    private var startedEpoch = 0.0
+    private var loadEventEnd: Double?
+    private var layoutSeconds = 0.0
+    private var lastLayoutSeconds = 0.0
 
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
 
-    init(context: OpaquePointer, source: PageSource, options: MeasureOptions, snapshotPath: String?,
+    init(pool: ViewPool, filters: OfflineFilters, source: PageSource, options: MeasureOptions, snapshotPath: String?,
          log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
-        self.context = context
+        self.pool = pool
+        self.filters = filters
         self.source = source
         self.options = options
         self.snapshotPath = snapshotPath
@@ -46,25 +52,54 @@ final class MeasurementDriver {
 
     func start() {
         keepAlive = self
-        let view = PageView(context: context, options: options)
+        let view = pool.checkout(options)
         self.view = view
         view.events.loadChanged = { [weak self] event in self?.loadChanged(event) }
         view.events.loadFailed = { [weak self] uri, domain, code, message in
             self?.loadFailed(uri: uri, domain: domain, code: code, message: message)
         }
-        view.events.processTerminated = { [weak self] reason in
+        view.events.processTerminated = { [weak self, weak view] reason in
+            view?.retire()
             let why = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? "exceeded its memory limit"
                 : reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? "was terminated" : "crashed"
             self?.end(.crashed("the web process \(why)"))
         }
         view.events.probeMessage = { [weak self] json in self?.probeMessage(json) }
         startedAt = monotonicSeconds()
-        note("loading \(source.url.prefix(200))")
-        view.load(source)
+        startedEpoch = Date().timeIntervalSince1970
         after(options.timeout) { [weak self] in
             guard let self else { return }
             self.note("timeout after \(Seconds.format(self.options.timeout))")
             self.end(.timedOut(stalledSince: self.stalledSince))
+        }
+        guard options.offline else {
+            view.setFilter(nil)
+            return load(in: view)
+        }
+        filters.filter(allowing: allowedDirectory) { [weak self] filter, error in
+            guard let self, !self.ended, let view = self.view else { return }
+            guard let filter else {
+                return self.end(.loadFailed("the offline filter could not be compiled: \(error ?? "?")"))
+            }
+            view.setFilter(filter)
+            self.load(in: view)
+        }
+    }
+
+    private func load(in view: PageView) {
+        note("loading \(source.url.prefix(200))\(options.offline ? " (offline)" : "")")
+        view.load(source)
+    }
+
+    /// Under `--offline`, the one directory the page may read from (as a file:// prefix).
+    private var allowedDirectory: String? {
+        switch source {
+        case .file(let path):
+            return URL(fileURLWithPath: path).deletingLastPathComponent().absoluteString
+        case .html(_, let base):
+            return base.hasPrefix("file:") ? base : nil
+        case .url:
+            return nil
         }
     }
 
@@ -131,6 +166,7 @@ final class MeasurementDriver {
             case .success(let json):
                 reading = ProbeReading.decode(json)
                 value = reading?.value
+                self.noteEngineWork(reading)
                 if reading == nil { error = "the probe is missing (the page replaced or blocked it)" }
             case .failure(let failure):
                 error = failure.message
@@ -142,8 +178,17 @@ final class MeasurementDriver {
         }
     }
 
+    private func noteEngineWork(_ reading: ProbeReading?) {
+        guard let reading else { return }
+        if let layout = reading.layoutMs {
+            lastLayoutSeconds = layout / 1000
+            layoutSeconds += lastLayoutSeconds
+        }
+        if let end = reading.loadEventEnd { loadEventEnd = end / 1000 - startedEpoch }
+    }
+
     private func probeMessage(_ json: String) {
-        guard !ended, let reading = ProbeReading.decode(json) else { return }
+        guard !ended, session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
         let t = now
         let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause)
         let moved = session.record(sample, pending: reading.pendingWork(at: t))
@@ -280,6 +325,9 @@ final class MeasurementDriver {
         settleTimer?.cancel()
         note("ended: \(reason)")
         var builder = ReportBuilder(url: source.url, session: session, end: reason, endedAt: endedAt)
+        builder.engine = EngineWork(loadEventEnd: loadEventEnd, layout: layoutSeconds)
+        builder.verdictDue = session.settleCheckAt
+        builder.verdictLayout = lastLayoutSeconds
         let usable: Bool
         switch reason {
         case .loadFailed, .crashed, .javascriptDisabled: usable = false
@@ -297,7 +345,10 @@ final class MeasurementDriver {
                         if let error { report.snapshotError = error } else { report.snapshot = snapshotPath }
                     }
                     note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
-                    view?.close()
+                    if let view {
+                        if case .crashed = reason { view.retire() }
+                        pool.checkin(view, options: options)
+                    }
                     view = nil
                     completion(report)
                     keepAlive = nil

@@ -8,7 +8,8 @@ import Foundation
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
     private let thread: GLibThread
-    nonisolated(unsafe) private var context: OpaquePointer?
+    nonisolated(unsafe) private var pool: ViewPool?
+    nonisolated(unsafe) private var filters: OfflineFilters?
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: PageHeightEngine?
@@ -28,8 +29,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
         // No session bus: fail at once instead of trying to autolaunch one (dbus-launch).
-        setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/pageheight-no-bus", 0)
-        nonisolated(unsafe) var made: OpaquePointer?
+        setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/pageheight-no-session-bus", 0)
+        nonisolated(unsafe) var made: (ViewPool, OfflineFilters)?
         thread = try GLibThread {
             try VirtualDisplay.ensure()
             guard gtk_init_check(nil, nil) != 0 else {
@@ -38,9 +39,10 @@ public final class PageHeightEngine: @unchecked Sendable {
             let context = webkit_web_context_new_ephemeral()!
             webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_VIEWER)
             webkit_web_context_set_spell_checking_enabled(context, 0)
-            made = OpaquePointer(context)
+            made = (ViewPool(context: OpaquePointer(context)), OfflineFilters())
         }
-        context = made
+        pool = made?.0
+        filters = made?.1
     }
 
     /// Measures one page; never throws: a page that cannot be measured is a report with a status.
@@ -50,8 +52,8 @@ public final class PageHeightEngine: @unchecked Sendable {
     public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
                         log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
         await withCheckedContinuation { continuation in
-            thread.perform { [context] in
-                let driver = MeasurementDriver(context: context!, source: page, options: options,
+            thread.perform { [pool, filters] in
+                let driver = MeasurementDriver(pool: pool!, filters: filters!, source: page, options: options,
                                                snapshotPath: snapshot, log: log) { report in
                     continuation.resume(returning: report)
                 }

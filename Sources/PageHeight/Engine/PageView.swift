@@ -18,6 +18,10 @@ final class PageView {
     }
 
     let events = Events()
+    /// Pages measured in this view; the pool retires a view after a number of them.
+    var uses = 0
+    /// False once its web process died or it was closed: it must not be reused.
+    private(set) var reusable = true
     private var window: UnsafeMutablePointer<GtkWidget>?
     private let view: UnsafeMutablePointer<WebKitWebView>
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
@@ -95,8 +99,31 @@ final class PageView {
         g_object_unref(UnsafeMutableRawPointer(manager))
     }
 
+    /// Makes the view ready for another page: stops the load, forgets the handlers' targets,
+    /// and gives the viewport its initial height again.
+    func prepareForReuse(height: Double) {
+        webkit_web_view_stop_loading(view)
+        events.loadChanged = { _ in }
+        events.loadFailed = { _, _, _, _ in }
+        events.processTerminated = { [weak self] _ in self?.reusable = false }
+        events.probeMessage = { _ in }
+        setViewportHeight(height)
+    }
+
+    /// Marks the view as not to be reused (its web process died).
+    func retire() {
+        reusable = false
+    }
+
+    /// Replaces the content filters with `filter` (nil: none).
+    func setFilter(_ filter: OpaquePointer?) {
+        webkit_user_content_manager_remove_all_filters(manager)
+        if let filter { webkit_user_content_manager_add_filter(manager, filter) }
+    }
+
     /// Stops loading, disconnects the handlers and destroys the window.
     func close() {
+        reusable = false
         guard let window else { return }
         self.window = nil
         webkit_web_view_stop_loading(view)

@@ -17,6 +17,10 @@ struct ProbeReading: Decodable {
     var pending: Pending?
     var innerHeight: Double?
     var metrics: HeightMetrics?
+    /// Time spent inside `measure()` (the forced layout and the reads), milliseconds.
+    var layoutMs: Double?
+    /// `performance.timing.loadEventEnd`, milliseconds since the epoch.
+    var loadEventEnd: Double?
 
     static func decode(_ json: String) -> ProbeReading? {
         try? JSONDecoder().decode(ProbeReading.self, from: Data(json.utf8))

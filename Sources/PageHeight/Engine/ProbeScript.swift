@@ -165,7 +165,12 @@ function schedule(cause) {
 Object.defineProperty(window, '__pageheight', {
   value: Object.freeze({
     measure: function() {
-      return { value: value(), metrics: allMetrics(), pending: pending(), innerHeight: window.innerHeight };
+      const started = now();
+      const result = { value: value(), metrics: allMetrics(), pending: pending(), innerHeight: window.innerHeight };
+      result.layoutMs = now() - started;
+      const timing = performance.timing;
+      if (timing && timing.loadEventEnd > 0) result.loadEventEnd = timing.loadEventEnd;
+      return result;
     },
     pending: pending,
   }),

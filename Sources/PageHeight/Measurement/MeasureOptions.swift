@@ -42,6 +42,8 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Fit mode: every adopted height becomes the view's height, as in the reader app.
     public var fit: Bool = true
     public var javascript: Bool = true
+    /// Refuse every request that is not for the page's own directory or loopback.
+    public var offline: Bool = false
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0

@@ -75,6 +75,20 @@ public struct Timings: Codable, Sendable, Equatable {
     public var total: Double = 0
 }
 
+/// The engine's own work for a page, to set pageheight's overhead against.
+public struct EngineWork: Codable, Sendable, Equatable {
+    /// Navigation timing's load event end, seconds since the load started (engine: fetch,
+    /// parse, subresources, scripts up to onload).
+    public var loadEventEnd: Double?
+    /// Seconds spent inside the page on the measurements themselves (forced layout and reads).
+    public var layout: Double = 0
+
+    public init(loadEventEnd: Double? = nil, layout: Double = 0) {
+        self.loadEventEnd = loadEventEnd
+        self.layout = layout
+    }
+}
+
 /// Everything pageheight knows about one page.
 public struct PageReport: Codable, Sendable, Equatable {
     public var url: String
@@ -104,6 +118,14 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// Work still pending at the end (only when some was).
     public var pendingAtEnd: PendingWork?
     public var timings: Timings
+    /// The engine's own work (navigation timing and layout).
+    public var engine: EngineWork?
+    /// pageheight's own time for the page, seconds: from load event end to our load-finished
+    /// signal, plus from the moment the rule allowed a verdict to the verdict, less layout.
+    /// Only for settled pages.
+    public var overhead: Double?
+    /// The page's position in a batch list (0-based).
+    public var index: Int?
     public var options: MeasureOptions
     /// Where the full-document PNG was written.
     public var snapshot: String?

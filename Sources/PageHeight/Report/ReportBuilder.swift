@@ -9,6 +9,12 @@ public struct ReportBuilder: Sendable {
     public var metrics: HeightMetrics?
     /// The page's plain text, for the fallback estimate (nil when it could not be read).
     public var text: PlainText?
+    /// The engine's own work, as the driver measured it.
+    public var engine: EngineWork?
+    /// When the rule allowed the verdict (the last settle check's due time).
+    public var verdictDue: Double?
+    /// Seconds of layout inside the reading that gave the verdict.
+    public var verdictLayout: Double = 0
 
     public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
                 metrics: HeightMetrics? = nil, text: PlainText? = nil) {
@@ -18,6 +24,11 @@ public struct ReportBuilder: Sendable {
         self.endedAt = endedAt
         self.metrics = metrics
         self.text = text
+    }
+
+    /// The report for a list entry that is not a page at all (a missing file, a malformed URL).
+    public static func inputError(url: String, message: String, options: MeasureOptions) -> PageReport {
+        ReportBuilder(url: url, session: MeasurementSession(options: options), end: .loadFailed(message), endedAt: 0).build()
     }
 
     public func build() -> PageReport {
@@ -66,6 +77,11 @@ public struct ReportBuilder: Sendable {
         timings.total = endedAt
 
         let pendingAtEnd = session.pending.isEmpty ? nil : session.pending
+        var overhead: Double?
+        if end == .settled, let due = verdictDue, let finished = session.finishedAt, let engine,
+           let loadEventEnd = engine.loadEventEnd {
+            overhead = max(0, finished - loadEventEnd) + max(0, endedAt - due - verdictLayout)
+        }
         return PageReport(
             url: url, status: status, message: message, height: height,
             total: height.map { options.header + $0 + options.footer },
@@ -73,7 +89,7 @@ public struct ReportBuilder: Sendable {
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
             metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
-            pendingAtEnd: pendingAtEnd, timings: timings, options: options)
+            pendingAtEnd: pendingAtEnd, timings: timings, engine: engine, overhead: overhead, options: options)
     }
 
     /// The status, its message, and the height it reports (before any estimate).

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Measures a list of pages with `jobs` views at once in one engine, writing each report as
+/// soon as its page finishes.
+///
+/// One slow, hung or crashing page holds back only its own job: every page has its own
+/// timeout, and a page whose web process dies is `crashed` (tried again `retries` times in a
+/// fresh view) while the other jobs go on.
+public final class BatchRunner: @unchecked Sendable {
+    public let engine: PageHeightEngine
+    public let options: MeasureOptions
+    public let jobs: Int
+    public let retries: Int
+    private let log: ResultLog
+    private let progress: BatchProgress?
+
+    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, log: ResultLog,
+                progress: BatchProgress?) {
+        self.engine = engine
+        self.options = options
+        self.jobs = max(1, jobs)
+        self.retries = max(0, retries)
+        self.log = log
+        self.progress = progress
+    }
+
+    /// A default for `--jobs`: two per core (a page spends most of its time waiting: the quiet
+    /// window, the network), at most one per 400 MB of physical memory, at least one.
+    public static var defaultJobs: Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let memoryJobs = Int(ProcessInfo.processInfo.physicalMemory / (400 << 20))
+        return max(1, min(cores * 2, memoryJobs))
+    }
+
+    /// Measures `entries` (skipping none: pass only what is left to do); returns the summary.
+    public func run(_ entries: [PageList.Entry]) async -> BatchSummary {
+        let queue = EntryQueue(entries)
+        let summary = SummaryCollector(total: entries.count)
+        let started = Date()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(jobs, max(entries.count, 1)) {
+                group.addTask { [self] in
+                    while let entry = await queue.next() {
+                        let report = await measure(entry)
+                        log.write(ReportEncoding.jsonLine(report))
+                        let snapshot = await summary.add(report)
+                        progress?.update(snapshot, elapsed: Date().timeIntervalSince(started))
+                    }
+                }
+            }
+        }
+        progress?.finish()
+        return await summary.result(wall: Date().timeIntervalSince(started))
+    }
+
+    private func measure(_ entry: PageList.Entry) async -> PageReport {
+        var report: PageReport
+        do {
+            let source = try PageSource.parse(entry.page, standardInput: { nil })
+            report = await engine.measure(source, options: options)
+            var attempt = 0
+            while report.status == .crashed, attempt < retries {
+                attempt += 1
+                report = await engine.measure(source, options: options)
+                report.message = (report.message.map { $0 + "; " } ?? "") + "attempt \(attempt + 1) of \(retries + 1)"
+            }
+        } catch {
+            report = ReportBuilder.inputError(url: entry.page, message: "\(error)", options: options)
+        }
+        report.index = entry.index
+        return report
+    }
+}
+
+/// Hands out entries to the jobs, in list order.
+private actor EntryQueue {
+    private var entries: ArraySlice<PageList.Entry>
+    init(_ entries: [PageList.Entry]) { self.entries = entries[...] }
+    func next() -> PageList.Entry? { entries.popFirst() }
+}
+
+/// What a batch did: counts per status and seconds per page.
+public struct BatchSummary: Sendable, Equatable {
+    public var total: Int
+    public var counts: [PageStatus: Int]
+    /// Seconds per page (each page's `timings.total`), sorted.
+    public var seconds: [Double]
+    public var wall: Double
+
+    public var done: Int { counts.values.reduce(0, +) }
+    public var notOK: Int { done - (counts[.ok] ?? 0) }
+
+    public func percentile(_ p: Double) -> Double? {
+        guard !seconds.isEmpty else { return nil }
+        let rank = Int((p / 100 * Double(seconds.count - 1)).rounded())
+        return seconds[min(max(rank, 0), seconds.count - 1)]
+    }
+
+    /// The summary lines printed on stderr at the end.
+    public var text: String {
+        let statuses = PageStatus.allCases.compactMap { status in counts[status].map { "\(status.rawValue) \($0)" } }
+        let rate = wall > 0 ? Double(done) / wall : 0
+        var lines = ["\(done) of \(total) pages: " + (statuses.isEmpty ? "none" : statuses.joined(separator: ", "))]
+        if let p50 = percentile(50), let p95 = percentile(95) {
+            lines.append(String(format: "seconds per page: p50 %.2f, p95 %.2f; wall %.1f s, %.2f pages/s", p50, p95, wall, rate))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+private actor SummaryCollector {
+    private var summary: BatchSummary
+    init(total: Int) { summary = BatchSummary(total: total, counts: [:], seconds: [], wall: 0) }
+
+    func add(_ report: PageReport) -> BatchSummary {
+        summary.counts[report.status, default: 0] += 1
+        let t = report.timings.total
+        let position = summary.seconds.firstIndex(where: { $0 > t }) ?? summary.seconds.count
+        summary.seconds.insert(t, at: position)
+        return summary
+    }
+
+    func result(wall: Double) -> BatchSummary {
+        summary.wall = wall
+        return summary
+    }
+}
+
+/// The live progress line on a terminal: done/total, pages per second, ETA, failures.
+public final class BatchProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var shown = false
+
+    public init() {}
+
+    func update(_ summary: BatchSummary, elapsed: Double) {
+        let rate = elapsed > 0 ? Double(summary.done) / elapsed : 0
+        let left = summary.total - summary.done
+        let eta = rate > 0 ? String(format: "%.0f s", Double(left) / rate) : "?"
+        let line = String(format: "\r%d/%d pages  %.2f pages/s  ETA %@  %d not ok\u{1B}[K",
+                          summary.done, summary.total, rate, eta, summary.notOK)
+        lock.lock()
+        shown = true
+        FileHandle.standardError.write(Data(line.utf8))
+        lock.unlock()
+    }
+
+    func finish() {
+        lock.lock()
+        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        lock.unlock()
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Idle views kept for the next page, so a batch does not pay a new web process per page.
+///
+/// A view is reused only with the settings it was made with (the key), only while its web
+/// process is alive, and at most `maxUses` times (then retired, so memory stays flat). GLib
+/// thread only.
+final class ViewPool {
+    private let context: OpaquePointer
+    private var idle: [String: [PageView]] = [:]
+    /// Pages a view measures before it is retired.
+    static let maxUses = 50
+    /// Idle views kept per key at most.
+    var maxIdle = 8
+
+    init(context: OpaquePointer) {
+        self.context = context
+    }
+
+    /// A view for `options`: an idle one when there is one, else a new one.
+    func checkout(_ options: MeasureOptions) -> PageView {
+        let key = Self.key(options)
+        if var views = idle[key], let view = views.popLast() {
+            idle[key] = views
+            return view
+        }
+        return PageView(context: context, options: options)
+    }
+
+    /// Returns a view after a page; it is kept for the next page when it can be reused.
+    func checkin(_ view: PageView, options: MeasureOptions) {
+        view.uses += 1
+        let key = Self.key(options)
+        guard view.reusable, view.uses < Self.maxUses, (idle[key]?.count ?? 0) < maxIdle else {
+            view.close()
+            return
+        }
+        view.prepareForReuse(height: Double(options.height))
+        idle[key, default: []].append(view)
+    }
+
+    /// The settings a view is made with; pages with other settings get another view.
+    private static func key(_ options: MeasureOptions) -> String {
+        "\(options.width)|\(options.fontSize)|\(options.zoom)|\(options.javascript)|\(options.metric.rawValue)"
+    }
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Peer (b): the "I'll just script it" alternative, PyGObject + WebKit2 4.1 (GTK3).
+
+One WebKitWebView (ephemeral context) in a shown GtkOffscreenWindow, sized 390x844, reused for
+every page. Settings a scripter would set so results are comparable: default charset UTF-8,
+default font size 16, page cache off. Everything else stays at WebKitGTK's defaults.
+
+Run with Debian's python3 (PyGObject lives there), e.g. the bench venv's python3:
+    peers/pygobject_peer.py --rule quick --width 390 --out b.jsonl PAGE...
+"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+common.isolate()
+# GTK initializes when imported: the display must exist first (the peer's own Xvfb, its child).
+XVFB = common.start_xvfb() if not os.environ.get("DISPLAY") else None
+
+import gi  # noqa: E402
+gi.require_version("Gtk", "3.0")
+gi.require_version("WebKit2", "4.1")
+from gi.repository import GLib, Gtk, WebKit2  # noqa: E402
+
+
+class View:
+    def __init__(self, width, height):
+        self.context = WebKit2.WebContext.new_ephemeral()
+        self.view = WebKit2.WebView.new_with_context(self.context)
+        settings = self.view.get_settings()
+        settings.set_property("default-charset", "UTF-8")
+        settings.set_property("default-font-size", 16)
+        settings.set_property("enable-page-cache", False)
+        settings.set_property("enable-javascript", True)
+        self.view.set_size_request(width, height)
+        self.window = Gtk.OffscreenWindow()
+        self.window.set_default_size(width, height)
+        self.window.add(self.view)
+        self.window.show_all()
+        self.finished = False
+        self.failure = None
+        self.view.connect("load-changed", self._load_changed)
+        self.view.connect("load-failed", self._load_failed)
+        self.view.connect("web-process-terminated", self._terminated)
+
+    def _load_changed(self, view, event):
+        if event == WebKit2.LoadEvent.FINISHED:
+            self.finished = True
+
+    def _load_failed(self, view, event, uri, error):
+        self.failure = f"load failed: {error.message}"
+        return False
+
+    def _terminated(self, view, reason):
+        self.failure = f"web process terminated ({reason.value_nick})"
+
+    def spin(self, condition, deadline):
+        """Runs the main loop until condition() or the deadline; True when the condition held."""
+        context = GLib.MainContext.default()
+        ticker = GLib.timeout_add(10, lambda: True)  # wakes the blocking iteration to check the deadline
+        try:
+            while not condition():
+                if time.monotonic() > deadline:
+                    return False
+                context.iteration(True)
+            return True
+        finally:
+            GLib.source_remove(ticker)
+
+    def sleep(self, seconds):
+        end = time.monotonic() + seconds
+        self.spin(lambda: time.monotonic() >= end, end + 1)
+
+    def load(self, url, deadline):
+        self.finished, self.failure = False, None
+        self.view.load_uri(url)
+        self.spin(lambda: self.finished or self.failure, deadline)
+        if self.failure:
+            raise RuntimeError(self.failure)
+        if not self.finished:
+            self.view.stop_loading()
+            raise common.Deadline("timeout: load did not finish")
+
+    def call(self, body, deadline):
+        """Runs an async JS function body (may await); returns its value as a Python object."""
+        box = {}
+
+        def done(view, result, _data):
+            try:
+                value = view.call_async_javascript_function_finish(result)
+                box["value"] = json.loads(value.to_json(0) or "null")
+            except GLib.Error as error:
+                box["error"] = error.message
+
+        self.view.call_async_javascript_function(body, -1, None, None, None, None, done, None)
+        if not self.spin(lambda: box, deadline):
+            raise common.Deadline("timeout: script did not answer")
+        if "error" in box:
+            raise RuntimeError("script error: " + box["error"])
+        return box["value"]
+
+
+def main():
+    arguments = common.parse_arguments(__doc__.splitlines()[1])
+    output = common.Output(arguments.out)
+    try:
+        view = View(arguments.width, arguments.height)
+        for page in arguments.pages:
+            start = time.monotonic()
+            deadline = start + arguments.timeout
+            height, facts, jumps, error = None, None, None, None
+            try:
+                view.load(common.file_url(page), deadline)
+
+                def measure():
+                    return json.loads(view.call(common.MEASURE_JS, deadline))
+
+                if arguments.rule == "schedule":
+                    height, facts, jumps = common.schedule_rule(measure, view.sleep, deadline)
+                else:
+                    height, facts, jumps = common.quick_rule(
+                        lambda: view.call("await document.fonts.ready; return 1;", deadline),
+                        lambda: view.call(common.IMAGES_DONE_JS, deadline),
+                        measure, view.sleep, deadline)
+            except (common.Deadline, RuntimeError) as exception:
+                error = str(exception)
+            output.write(page, height, time.monotonic() - start, error, facts, jumps)
+    finally:
+        output.close()
+        common.stop(XVFB)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
