@@ -4,7 +4,7 @@
 # and Liberation; installing the same packages everywhere makes CI and a fresh machine alike.
 set -euo pipefail
 
-PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth
+PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon
                      fonts-dejavu-core fonts-liberation2)
 
 pageheight_install() {

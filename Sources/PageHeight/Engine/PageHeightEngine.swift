@@ -28,11 +28,10 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
-        // No session bus: fail at once instead of trying to autolaunch one (dbus-launch).
-        setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/pageheight-no-session-bus", 0)
         nonisolated(unsafe) var made: (ViewPool, OfflineFilters)?
         thread = try GLibThread {
             try VirtualDisplay.ensure()
+            SessionBus.ensure()
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }

@@ -162,7 +162,18 @@ final class PageView {
         case .url(let url):
             webkit_web_view_load_uri(view, url)
         case .file(let path):
-            webkit_web_view_load_uri(view, URL(fileURLWithPath: path).absoluteString)
+            let uri = URL(fileURLWithPath: path).absoluteString
+            // GIO sniffs a local file's type from its content: an .html page that declares the
+            // XHTML namespace would be parsed as XML (and stop at its first error). A browser
+            // and a reader app take .html as text/html: load its bytes as such.
+            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+            if ext == "html" || ext == "htm", let data = FileManager.default.contents(atPath: path) {
+                let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+                webkit_web_view_load_bytes(view, bytes, "text/html", nil, uri)
+                g_bytes_unref(bytes)
+            } else {
+                webkit_web_view_load_uri(view, uri)
+            }
         case .html(let html, let base):
             webkit_web_view_load_html(view, html, base)
         }

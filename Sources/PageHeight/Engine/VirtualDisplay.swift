@@ -16,27 +16,14 @@ enum VirtualDisplay {
     /// Call on the GLib thread.
     static func ensure() throws {
         if let display = ProcessInfo.processInfo.environment["DISPLAY"], !display.isEmpty { return }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw EngineError.displayFailed("pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
         let arguments = ["Xvfb", "-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let pid = ph_spawn_tied(&argv, fds[1], devNull)
-        argv.forEach { free($0) }
-        close(fds[1])
-        close(devNull)
-        guard pid > 0 else {
-            close(fds[0])
-            throw EngineError.displayFailed("could not start Xvfb: \(String(cString: strerror(errno)))")
+        guard let (pid, number) = TiedChild.start(arguments, timeout: 10) else {
+            throw EngineError.displayFailed("Xvfb did not start (is it installed? apt-get install xvfb)")
         }
         xvfbPID = pid
-        let number = readLine(from: fds[0], timeout: 10)
-        close(fds[0])
-        guard let number, !number.isEmpty, Int(number) != nil else {
+        guard Int(number) != nil else {
             stop()
-            throw EngineError.displayFailed("Xvfb did not start (is it installed? apt-get install xvfb)")
+            throw EngineError.displayFailed("Xvfb did not report a display number (it said '\(number)')")
         }
         setenv("DISPLAY", ":\(number)", 1)
     }
@@ -58,6 +45,69 @@ enum VirtualDisplay {
 
     /// The process id of our Xvfb (0 when none runs).
     static var processID: pid_t { xvfbPID }
+}
+
+/// A private session bus for WebKit's processes when there is none, so a page that makes the
+/// web process reach for it (settings portals, media) does not print D-Bus warnings; without
+/// `dbus-daemon`, an address that fails at once (no autolaunch).
+enum SessionBus {
+    /// Call on the GLib thread, before GTK starts.
+    static func ensure() {
+        if let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return }
+        // Our own configuration: no service directories, so nothing is ever activated on it
+        // (the stock session config would start xdg-desktop-portal for a page that asks).
+        let config = NSTemporaryDirectory() + "pageheight-session-bus.conf"
+        try? Data(busConfiguration.utf8).write(to: URL(fileURLWithPath: config), options: .atomic)
+        let arguments = ["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]
+        if let (_, address) = TiedChild.start(arguments, timeout: 5), address.hasPrefix("unix:") {
+            setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+        } else {
+            setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/pageheight-no-session-bus", 1)
+        }
+    }
+}
+
+private let busConfiguration = """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <listen>unix:tmpdir=/tmp</listen>
+      <auth>EXTERNAL</auth>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """
+
+/// A helper process tied to the GLib thread (`PR_SET_PDEATHSIG`), whose first line of output
+/// says where to find it.
+enum TiedChild {
+    /// Starts `arguments` with stdout on a pipe and stderr on /dev/null; returns its pid and
+    /// the first line it printed, or nil when it could not start or said nothing in time.
+    static func start(_ arguments: [String], timeout: Double) -> (pid_t, String)? {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let pid = ph_spawn_tied(&argv, fds[1], devNull)
+        argv.forEach { free($0) }
+        close(fds[1])
+        close(devNull)
+        defer { close(fds[0]) }
+        guard pid > 0 else { return nil }
+        guard let line = readLine(from: fds[0], timeout: timeout), !line.isEmpty else {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return nil
+        }
+        return (pid, line)
+    }
 
     private static func readLine(from fd: Int32, timeout: Double) -> String? {
         var bytes: [UInt8] = []
