@@ -104,3 +104,26 @@ import Testing
         #expect(InputError.missingFile("/x").description == "no such file: /x")
     }
 }
+
+@Suite struct BatchArgumentsTests {
+    @Test func batchOptionsAreReadAfterTheSubcommand() throws {
+        let parsed = try CommandLineArguments.parse(["batch", "--jobs", "3", "--out", "r.jsonl", "--resume", "--retries", "2",
+                                                     "--shard", "2/5", "--no-progress", "--offline", "--width", "768", "list.txt"])
+        #expect(parsed.command == .batch && parsed.jobs == 3 && parsed.out == "r.jsonl" && parsed.resume)
+        #expect(parsed.retries == 2 && parsed.shard == Shard(parsing: "2/5") && !parsed.progress)
+        #expect(parsed.options.offline && parsed.options.width == 768 && parsed.pages == ["list.txt"])
+        try parsed.validate()
+    }
+
+    @Test func batchMistakesAreUsageErrors() throws {
+        func problem(_ arguments: [String]) -> String? {
+            do { try CommandLineArguments.parse(arguments).validate(); return nil } catch { return error.message }
+        }
+        #expect(problem(["--jobs", "2", "a.html"]) == "'--jobs' is an option of 'pageheight batch'")
+        #expect(problem(["batch"]) == "missing list (a file of pages, a directory, or - for stdin)")
+        #expect(problem(["batch", "a", "b"]) == "'pageheight batch' takes one list, got 2")
+        #expect(problem(["batch", "--resume", "a"]) == "'--resume' needs '--out FILE' (the output to continue)")
+        #expect(problem(["batch", "--jobs", "0", "a"]) == "'--jobs' must be between 1 and 64, got 0")
+        #expect(problem(["batch", "--shard", "5/4", "a"])?.hasPrefix("'--shard' takes K/N") == true)
+    }
+}

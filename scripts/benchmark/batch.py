@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from core import BINARY, CORPUS, ENV, ROOT, rollup, tree  # noqa: E402
@@ -67,6 +68,10 @@ def spread_subset(pages, count):
     if count >= len(pages):
         return list(pages)
     return [pages[i * len(pages) // count] for i in range(count)]
+
+
+def file_url(page):
+    return "file://" + quote(os.path.abspath(page))
 
 
 def short(page):
@@ -225,6 +230,9 @@ def cause(page, value, other, mine, theirs, ph_quick=None, peer_label=""):
     if value is None or other is None:
         return "no height from one side"
     facts = theirs or {}
+    landed = (facts.get("url") or "").split("#")[0]
+    if landed and landed != file_url(page):
+        return f"the page navigated itself away after load; the peer measured {landed[:60]}"
     quirks = facts.get("compatMode") == "BackCompat"
     viewport = facts.get("innerHeight") or 844
     if "Chromium" in peer_label:
@@ -380,14 +388,35 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
     ph_schedule = ok(by.get(("pageheight", "schedule (--until schedule)", 1)))
     sections.append(("pageheight --until schedule", ph_schedule,
                      {k: (PEERS[k][0] + " schedule", peer_schedule[k]) for k in PEERS}, None, subset))
-    if a_map and b_map:
-        ab_same = sum(1 for p in pages if p in a_map and p in b_map and a_map[p]["height"] == b_map[p]["height"])
-        out.append(f"- (a) vs (b), quick rule: {ab_same} of {len(pages)} identical")
+    ab_disagreements = []
+    for rule, left, right, page_set in (("quick", a_map, b_map, pages),
+                                        ("schedule", heights(peer_schedule["a"]), heights(peer_schedule["b"]), subset)):
+        if left and right:
+            both = [p for p in page_set if p in left and p in right]
+            differ = [p for p in both if left[p]["height"] != right[p]["height"]]
+            out.append(f"- (a) vs (b), {rule} rule: {len(both) - len(differ)} of {len(both)} identical")
+            for p in differ:
+                why = cause(p, left[p]["height"], right[p]["height"], left[p], right[p], None, "(b)")
+                if why.startswith("the page navigated") or right[p].get("error"):
+                    pass
+                elif (left[p].get("url") or "").split("#")[0] not in ("", file_url(p)):
+                    why = "the page navigated itself away after load; (a) measured " + left[p]["url"][:60]
+                elif left[p].get("error"):
+                    why = "(a) error: " + left[p]["error"]
+                else:
+                    why = "timing: the two peers read the page at different moments of its own changes"
+                ab_disagreements.append((rule, p, left[p]["height"], right[p]["height"], why))
     all_disagreements = []
     for name, base, peers, quick, page_set in sections:
         lines, disagreements = compare(page_set, name, base, peers, quick)
         out.extend(lines)
         all_disagreements += [(name,) + d for d in disagreements]
+    if ab_disagreements:
+        out.append(f"\nDisagreements between (a) and (b) ({len(ab_disagreements)}):\n")
+        out.append("| rule | page | (a) | (b) | cause (guess) |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for rule, page, left, right, why in ab_disagreements:
+            out.append(f"| {rule} | `{short(page)}` | {left} | {right} | {why} |")
     webkit = [d for d in all_disagreements if "Chromium" not in d[1]]
     chromium = [d for d in all_disagreements if "Chromium" in d[1]]
     out.append(f"\nDisagreements with the WebKit peers ({len(webkit)}):\n")

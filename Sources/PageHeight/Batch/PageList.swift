@@ -9,6 +9,11 @@ public struct PageList: Sendable, Equatable {
         public var index: Int
         /// The entry as written (a URL or a path, resolved against the list's directory).
         public var page: String
+
+        public init(index: Int, page: String) {
+            self.index = index
+            self.page = page
+        }
     }
 
     public var entries: [Entry]

@@ -32,7 +32,7 @@ return JSON.stringify({
   height: b ? b.scrollHeight : null,
   innerWidth: window.innerWidth, innerHeight: window.innerHeight,
   clientWidth: document.documentElement ? document.documentElement.clientWidth : null,
-  compatMode: document.compatMode, charset: document.characterSet,
+  compatMode: document.compatMode, charset: document.characterSet, url: location.href,
   images: imgs.length,
   incompleteImages: imgs.filter(function (i) { return !i.complete; }).length,
   lazyImages: imgs.filter(function (i) { return i.loading === 'lazy'; }).length

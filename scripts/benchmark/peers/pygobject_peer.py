@@ -42,17 +42,23 @@ class View:
         self.window.show_all()
         self.finished = False
         self.failure = None
+        self.navigations = 0  # load starts; a start after finished is the page navigating itself
         self.view.connect("load-changed", self._load_changed)
         self.view.connect("load-failed", self._load_failed)
         self.view.connect("web-process-terminated", self._terminated)
 
     def _load_changed(self, view, event):
-        if event == WebKit2.LoadEvent.FINISHED:
+        if event == WebKit2.LoadEvent.STARTED:
+            self.navigations += 1
+            self.finished = False
+        elif event == WebKit2.LoadEvent.FINISHED:
             self.finished = True
 
     def _load_failed(self, view, event, uri, error):
-        self.failure = f"load failed: {error.message}"
-        return False
+        # A load replaced by another (cancelled) is not a failure: the other one finishes.
+        if not error.matches(WebKit2.network_error_quark(), WebKit2.NetworkError.CANCELLED):
+            self.failure = f"load failed: {error.message}"
+        return False  # WebKit shows its error page, then load-changed FINISHED
 
     def _terminated(self, view, reason):
         self.failure = f"web process terminated ({reason.value_nick})"
@@ -75,6 +81,9 @@ class View:
         self.spin(lambda: time.monotonic() >= end, end + 1)
 
     def load(self, url, deadline):
+        if self.view.is_loading():  # the previous page is still navigating: end that first
+            self.view.stop_loading()
+            self.spin(lambda: not self.view.is_loading(), min(deadline, time.monotonic() + 2))
         self.finished, self.failure = False, None
         self.view.load_uri(url)
         self.spin(lambda: self.finished or self.failure, deadline)
@@ -84,9 +93,13 @@ class View:
             self.view.stop_loading()
             raise common.Deadline("timeout: load did not finish")
 
-    def call(self, body, deadline):
-        """Runs an async JS function body (may await); returns its value as a Python object."""
+    def call(self, body, deadline, retries=3):
+        """Runs an async JS function body (may await); returns its value as a Python object.
+
+        When the page navigates itself meanwhile (the call's document is gone and it would never
+        answer), waits for the new load to finish and runs the call again there."""
         box = {}
+        navigations = self.navigations
 
         def done(view, result, _data):
             try:
@@ -96,7 +109,12 @@ class View:
                 box["error"] = error.message
 
         self.view.call_async_javascript_function(body, -1, None, None, None, None, done, None)
-        if not self.spin(lambda: box, deadline):
+        self.spin(lambda: box or self.navigations != navigations, deadline)
+        if not box and self.navigations != navigations and retries > 0:
+            if not self.spin(lambda: self.finished, deadline):
+                raise common.Deadline("timeout: the page navigated itself and that load did not finish")
+            return self.call(body, deadline, retries - 1)
+        if not box:
             raise common.Deadline("timeout: script did not answer")
         if "error" in box:
             raise RuntimeError("script error: " + box["error"])

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// `pageheight batch` as a user runs it: the built binary, real pages, no display.
+@Suite(.serialized)
+struct BatchCommandTests {
+    let cli = CommandLineTests()
+    var pages: URL { CommandLineTests.pages }
+
+    func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-\(name)").path
+    }
+
+    func reports(_ path: String) throws -> [[String: Any]] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = CommandLineTests.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func aListGivesOneReportPerPageWithItsIndexAndABadEntryGetsAStatus() throws {
+        let list = temporary("list.txt")
+        let out = temporary("out.jsonl")
+        defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        try """
+        # fixtures
+        \(pages.path)/static.html
+
+        no-such-page.html
+        \(pages.path)/absolute.html
+        """.write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try cli.run(["batch", "--jobs", "2", "--offline", "--out", out, list])
+        #expect(result.status == 1, "one entry is not a page")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("3 of 3 pages: ok 2, load-error 1"), "\(result.stderr)")
+        #expect(result.stderr.contains("seconds per page: p50"))
+        let byIndex = Dictionary(uniqueKeysWithValues: try reports(out).map { ($0["index"] as! Int, $0) })
+        #expect(byIndex[0]?["height"] as? Double == 1234)
+        #expect(byIndex[1]?["status"] as? String == "load-error")
+        #expect((byIndex[1]?["message"] as? String)?.hasPrefix("no such file: ") == true)
+        #expect(byIndex[2]?["height"] as? Double == 500)
+    }
+
+    /// Killed with SIGKILL in the middle, the same command with --resume measures every page
+    /// exactly once in all.
+    @Test func killNineThenResumeLosesNothingAndMeasuresNothingTwice() throws {
+        let list = temporary("kill-list.txt")
+        let out = temporary("kill-out.jsonl")
+        defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let names = ["static", "absolute", "margins", "throws", "quirks", "long-article", "empty", "no-javascript"]
+        let entries = (0..<16).map { "\(pages.path)/\(names[$0 % names.count]).html" }
+        try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let arguments = ["batch", "--jobs", "2", "--offline", "--out", out, list]
+
+        let first = try start(arguments)
+        let deadline = Date().addingTimeInterval(60)
+        var written = 0
+        while written < 4 && Date() < deadline && first.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+            written = (try? String(contentsOfFile: out, encoding: .utf8))?.filter { $0 == "\n" }.count ?? 0
+        }
+        let children = cli.descendants(of: first.processIdentifier)
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(written >= 4 && written < 16, "killed after \(written) pages")
+        #expect(cli.waitUntilGone(children), "left behind: \(children.filter(cli.isAlive))")
+        // What a kill in the middle of a write leaves: a cut-off last line.
+        let handle = try #require(FileHandle(forWritingAtPath: out))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"index\":15,\"url\":\"cut".utf8))
+        try handle.close()
+
+        let second = try cli.run(arguments + ["--resume"])
+        #expect(second.status == 1, "empty.html and no-javascript.html are not ok") // fallback
+        #expect(second.stderr.contains("a cut-off last line was removed"), "\(second.stderr)")
+        let indexes = try reports(out).map { $0["index"] as! Int }
+        #expect(indexes.sorted() == Array(0..<16), "\(indexes.sorted())")
+    }
+
+    /// A web process that dies costs only its page; the others are measured in a new view.
+    @Test func aCrashedWebProcessCostsOnlyItsPage() throws {
+        let list = temporary("crash-list.txt")
+        let out = temporary("crash-out.jsonl")
+        defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        try ["grow-6.5", "static", "absolute"].map { "\(pages.path)/\($0).html" }.joined(separator: "\n")
+            .write(toFile: list, atomically: true, encoding: .utf8)
+        let batch = try start(["batch", "--jobs", "1", "--timeout", "12", "--out", out, list])
+        Thread.sleep(forTimeInterval: 2.5)
+        let webProcesses = cli.descendants(of: batch.processIdentifier).filter {
+            ((try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) ?? "").hasPrefix("WebKitWebProces")
+        }
+        #expect(!webProcesses.isEmpty)
+        webProcesses.forEach { kill($0, SIGKILL) }
+        batch.waitUntilExit()
+        #expect(batch.terminationStatus == 1)
+        let byIndex = Dictionary(uniqueKeysWithValues: try reports(out).map { ($0["index"] as! Int, $0) })
+        #expect(byIndex[0]?["status"] as? String == "crashed")
+        #expect((byIndex[0]?["message"] as? String)?.hasPrefix("the web process") == true)
+        #expect(byIndex[1]?["status"] as? String == "ok" && byIndex[1]?["height"] as? Double == 1234)
+        #expect(byIndex[2]?["status"] as? String == "ok" && byIndex[2]?["height"] as? Double == 500)
+    }
+}

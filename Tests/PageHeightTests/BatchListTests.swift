@@ -1,0 +1,75 @@
+import Foundation
+import PageHeight
+import Testing
+
+@Suite struct PageListTests {
+    @Test func listFilesSkipBlankLinesAndCommentsAndResolveAgainstTheirDirectory() {
+        let list = PageList(text: "# articles\n\na.html\n  /abs/b.html  \nhttps://example.org/c\r\n# end\n",
+                            baseDirectory: "/lists")
+        #expect(list.entries.map(\.page) == ["/lists/a.html", "/abs/b.html", "https://example.org/c"])
+        #expect(list.entries.map(\.index) == [0, 1, 2])
+    }
+
+    @Test func aDirectoryIsEveryHTMLFileUnderItSorted() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-list-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        for path in ["b/2.html", "a.html", "b/1.HTML", "c.txt"] {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data().write(to: url)
+        }
+        let list = try PageList.read(root.path)
+        #expect(list.entries.map { String($0.page.dropFirst(root.path.count)) } == ["/a.html", "/b/1.HTML", "/b/2.html"])
+        #expect(throws: InputError.self) { try PageList.read(root.appendingPathComponent("none").path) }
+    }
+}
+
+@Suite struct ShardTests {
+    let list = PageList(entries: (0..<500).map { PageList.Entry(index: $0, page: "/corpus/page-\($0)/source.html") })
+
+    @Test func everyPageIsInExactlyOneShardInListOrder() throws {
+        for count in [1, 2, 3, 7] {
+            let shards = (1...count).map { Shard(parsing: "\($0)/\(count)")!.slice(list) }
+            let indexes = shards.flatMap { $0.entries.map(\.index) }
+            #expect(indexes.sorted() == Array(0..<500), "count \(count)")
+            #expect(Set(indexes).count == 500)
+            for shard in shards {
+                #expect(shard.entries.map(\.index) == shard.entries.map(\.index).sorted())
+                if count > 1 { #expect(shard.entries.count > 500 / count / 2, "shards are roughly even") }
+            }
+        }
+    }
+
+    @Test func theSplitIsStableAndAddingPagesMovesNoOther() {
+        let shard = Shard(parsing: "2/4")!
+        let before = shard.slice(list).entries.map(\.page)
+        #expect(shard.slice(list).entries.map(\.page) == before)
+        var longer = list
+        longer.entries.append(contentsOf: (500..<600).map { PageList.Entry(index: $0, page: "/corpus/new-\($0).html") })
+        #expect(Array(shard.slice(longer).entries.map(\.page).prefix(before.count)) == before)
+    }
+
+    @Test func malformedShardsAreRejected() {
+        for text in ["0/4", "5/4", "1/0", "a/b", "1", "1/2/3", "-1/4"] { #expect(Shard(parsing: text) == nil, "\(text)") }
+        #expect(Shard(parsing: "4/4")?.description == "4/4")
+    }
+}
+
+@Suite struct ResultLogTests {
+    @Test func resumeKnowsWhatIsDoneAndRepairsACutOffLastLine() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-log-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("{\"index\":3,\"status\":\"ok\"}\n{\"index\":0,\"status\":\"ok\"}\n{\"index\":7,\"sta".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let log = try ResultLog(path: path, resume: true)
+        #expect(log.done == [3, 0])
+        #expect(log.repaired)
+        log.write("{\"index\":7,\"status\":\"ok\"}")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == "{\"index\":3,\"status\":\"ok\"}\n{\"index\":0,\"status\":\"ok\"}\n{\"index\":7,\"status\":\"ok\"}\n")
+
+        let fresh = try ResultLog(path: path, resume: false)
+        #expect(fresh.done.isEmpty)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).isEmpty)
+    }
+}
