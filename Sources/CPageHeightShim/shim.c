@@ -14,6 +14,20 @@ WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManag
                                         NULL));
 }
 
+WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_seconds) {
+    WebKitWebsiteDataManager *manager = webkit_website_data_manager_new_ephemeral();
+    WebKitMemoryPressureSettings *pressure = webkit_memory_pressure_settings_new();
+    webkit_memory_pressure_settings_set_memory_limit(pressure, limit_mb);
+    webkit_memory_pressure_settings_set_poll_interval(pressure, poll_seconds);
+    WebKitWebContext *context = WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT,
+                                                                "website-data-manager", manager,
+                                                                "memory-pressure-settings", pressure,
+                                                                NULL));
+    webkit_memory_pressure_settings_free(pressure);
+    g_object_unref(manager);
+    return context;
+}
+
 gulong ph_connect_load_changed(WebKitWebView *view, ph_load_changed_fn fn, gpointer data, GClosureNotify destroy) {
     return g_signal_connect_data(view, "load-changed", G_CALLBACK(fn), data, destroy, 0);
 }

@@ -28,6 +28,7 @@ struct CommandLineTests {
         process.currentDirectoryURL = Self.root
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil
+        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
@@ -162,6 +163,7 @@ struct CommandLineTests {
         process.arguments = ["--timeout", "12", page("grow-6.5.html")]
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil
+        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -181,6 +183,7 @@ struct CommandLineTests {
         process.arguments = ["--quiet", "1.5", page("static.html")]
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil
+        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -98,3 +98,19 @@ import Testing
         #expect(!last && !detector.isRunaway)
     }
 }
+
+@Suite struct QuickRuleTests {
+    @Test func quickRuleWaitsOnlyForFontsAndImagesAndNeedsNoQuietWindow() {
+        var options = MeasureOptions()
+        options.until = .quick
+        var s = MeasurementSession(options: options)
+        s.loadFinished(at: 0.2)
+        s.record(HeightSample(t: 0.2, height: 800, source: .load),
+                 pending: PendingWork(images: 1, requests: 2, timers: [3.0], animations: 1))
+        #expect(s.settleCheckAt == nil, "an image is loading")
+        s.updatePending(PendingWork(requests: 2, timers: [3.0], animations: 1), at: 0.4)
+        #expect(s.settleCheckAt == 0.4, "timers, requests and animations are not waited for")
+        s.record(HeightSample(t: 0.41, height: 900, source: .poll, cause: "settle-check"))
+        #expect(s.isSettled(at: 0.41))
+    }
+}

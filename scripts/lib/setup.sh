@@ -29,7 +29,7 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "pageheight: the Swift toolchain (6.x) is not on PATH" >&2; exit 1; }
 
 # SwiftPM warns about pkg-config's -pthread on every build; drop that one line.
-pageheight_filter() { grep -v "prohibited flag" || true; }
+pageheight_filter() { grep --line-buffered -v "prohibited flag" || true; }
 
 PAGEHEIGHT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export PAGEHEIGHT_ROOT

@@ -12,6 +12,10 @@
 // Why: g_object_new is varargs; a view needs both its context and its content manager.
 WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager);
 
+// Why: memory-pressure-settings is a construct-only property: g_object_new (varargs) is the only way.
+// An ephemeral context whose web processes are killed above `limit_mb` MB, checked every `poll_seconds`.
+WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_seconds);
+
 // Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types.
 typedef void (*ph_load_changed_fn)(WebKitWebView *view, WebKitLoadEvent event, gpointer data);
 typedef gboolean (*ph_load_failed_fn)(WebKitWebView *view, WebKitLoadEvent event, const char *uri, GError *error, gpointer data);

@@ -90,7 +90,7 @@ public struct CommandLineArguments: Equatable, Sendable {
             case "--until":
                 let text = try value(for: name, inline: inline)
                 guard let rule = StopRule(rawValue: text) else {
-                    throw UsageError("unknown value '\(text)' for '--until' (one of: settled, schedule)")
+                    throw UsageError("unknown value '\(text)' for '--until' (one of: settled, schedule, quick)")
                 }
                 result.options.until = rule
             case "--schedule":

@@ -29,7 +29,8 @@ public enum HelpText {
           --zoom <factor>         Page zoom. (default: \(defaults.zoom))
           --metric <name>         What is measured: body-scroll, document-scroll, body-offset, document-offset,
                                   body-rect, lowest-element, max. (default: \(defaults.metric.rawValue))
-          --until <rule>          settled: stop once quiet; schedule: run the whole schedule, then until settled.
+          --until <rule>          settled: stop once quiet; schedule: run the whole schedule, then until settled;
+                                  quick: load finished, fonts and images done, one measurement.
                                   (default: \(defaults.until.rawValue))
           --quiet <seconds>       Quiet window: nothing moves and nothing is pending. (default: \(defaults.quiet))
           --timeout <seconds>     Cap on the whole measurement. (default: \(defaults.timeout))

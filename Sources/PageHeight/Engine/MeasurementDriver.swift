@@ -25,6 +25,7 @@ final class MeasurementDriver {
     private var ended = false
     private var keepAlive: MeasurementDriver?
     private var startedEpoch = 0.0
+    private var stoppedNavigations: [String] = []
     private var loadEventEnd: Double?
     private var layoutSeconds = 0.0
     private var lastLayoutSeconds = 0.0
@@ -108,10 +109,22 @@ final class MeasurementDriver {
     private func loadChanged(_ event: WebKitLoadEvent) {
         guard !ended else { return }
         switch event {
+        case WEBKIT_LOAD_STARTED:
+            // Once the page committed, a new main-frame load is the page navigating away (a
+            // script, a meta refresh, a form): stop it and measure the page as it was.
+            if session.committedAt != nil, let view {
+                let target = view.uri
+                stoppedNavigations.append(target)
+                note("the page navigated to \(target.prefix(200)): stopped")
+                after(0) { [weak view] in view?.stopLoading() }
+            }
         case WEBKIT_LOAD_COMMITTED:
             if session.committedAt == nil {
                 session.loadCommitted(at: now)
                 note("committed")
+                if let (code, reason) = view?.httpStatus, code >= 400 {
+                    end(.loadFailed("HTTP \(code) \(reason) loading \(source.url.prefix(200))"))
+                }
             }
         case WEBKIT_LOAD_FINISHED:
             guard session.finishedAt == nil else { return }
@@ -328,6 +341,7 @@ final class MeasurementDriver {
         builder.engine = EngineWork(loadEventEnd: loadEventEnd, layout: layoutSeconds)
         builder.verdictDue = session.settleCheckAt
         builder.verdictLayout = lastLayoutSeconds
+        builder.stoppedNavigations = stoppedNavigations
         let usable: Bool
         switch reason {
         case .loadFailed, .crashed, .javascriptDisabled: usable = false
@@ -347,7 +361,11 @@ final class MeasurementDriver {
                     note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
                     if let view {
                         if case .crashed = reason { view.retire() }
-                        pool.checkin(view, options: options)
+                        // Not now: end() may run inside one of the view's own signals
+                        // (web-process-terminated, load-failed), and WebKit still uses the view
+                        // after the handler returns. Closing it there crashes.
+                        let pool = self.pool, options = self.options
+                        _ = GLibTimer(after: 0) { pool.checkin(view, options: options) }
                     }
                     view = nil
                     completion(report)

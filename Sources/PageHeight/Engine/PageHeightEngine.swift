@@ -1,3 +1,4 @@
+import CPageHeightShim
 import CWebKit
 import Foundation
 
@@ -35,7 +36,9 @@ public final class PageHeightEngine: @unchecked Sendable {
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
-            let context = webkit_web_context_new_ephemeral()!
+            // A page that allocates without end gets its web process killed at 2 GB (checked
+            // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
+            let context = ph_web_context_new_ephemeral(2048, 1.0)!
             webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_VIEWER)
             webkit_web_context_set_spell_checking_enabled(context, 0)
             made = (ViewPool(context: OpaquePointer(context)), OfflineFilters())

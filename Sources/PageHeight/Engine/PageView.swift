@@ -115,6 +115,25 @@ final class PageView {
         reusable = false
     }
 
+    /// The URI the view is loading or showing.
+    var uri: String {
+        webkit_web_view_get_uri(view).map { String(cString: $0) } ?? ""
+    }
+
+    /// The main resource's HTTP status and reason (nil for file:, data: and about: pages).
+    var httpStatus: (code: Int, reason: String)? {
+        guard let resource = webkit_web_view_get_main_resource(view),
+              let response = webkit_web_resource_get_response(resource) else { return nil }
+        let code = Int(webkit_uri_response_get_status_code(response))
+        guard code > 0 else { return nil }
+        let reason = webkit_uri_response_get_http_headers(response) == nil ? "" : HTTPReason.phrase(code)
+        return (code, reason)
+    }
+
+    func stopLoading() {
+        webkit_web_view_stop_loading(view)
+    }
+
     /// Replaces the content filters with `filter` (nil: none).
     func setFilter(_ filter: OpaquePointer?) {
         webkit_user_content_manager_remove_all_filters(manager)
@@ -220,4 +239,23 @@ struct JavaScriptError: Error {
 private final class CompletionBox<Value> {
     let body: (Value) -> Void
     init(_ body: @escaping (Value) -> Void) { self.body = body }
+}
+
+/// Reason phrases for the HTTP statuses a page load most often ends with.
+enum HTTPReason {
+    static func phrase(_ code: Int) -> String {
+        switch code {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 410: "Gone"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: code >= 500 ? "Server Error" : "Client Error"
+        }
+    }
 }

@@ -18,6 +18,9 @@ public enum StopRule: String, CaseIterable, Codable, Sendable {
     case settled
     /// After the whole growing-delay schedule, then as `settled`.
     case schedule
+    /// The quick rule of a hand-written script: load finished, fonts ready, images done, then
+    /// one measurement (timers, requests and animations are not waited for; no quiet window).
+    case quick
 }
 
 /// Every setting that changes a measurement's result. All lengths are CSS px, times seconds.

@@ -67,7 +67,8 @@ public struct MeasurementSession: Sendable {
     }
 
     public mutating func updatePending(_ work: PendingWork, at t: Double) {
-        let counted = work.counting(before: options.timeout)
+        var counted = work.counting(before: options.timeout)
+        if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }
         if !pending.isEmpty && counted.isEmpty { pendingClearedAt = t }
         pending = counted
     }
@@ -81,6 +82,7 @@ public struct MeasurementSession: Sendable {
     /// When the next confirming reading is due; nil while work is pending or before load finished.
     public var settleCheckAt: Double? {
         guard let finishedAt, pending.isEmpty else { return nil }
+        if options.until == .quick { return max(finishedAt, pendingClearedAt) }
         var due = quietSince + options.quiet
         if options.until == .schedule { due = max(due, finishedAt + options.schedule.duration) }
         return due

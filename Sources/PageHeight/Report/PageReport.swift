@@ -124,6 +124,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// signal, plus from the moment the rule allowed a verdict to the verdict, less layout.
     /// Only for settled pages.
     public var overhead: Double?
+    /// Main-frame navigations the page started once it had committed (a script, a meta
+    /// refresh): stopped, and the page measured as it was.
+    public var stoppedNavigations: [String]?
     /// The page's position in a batch list (0-based).
     public var index: Int?
     public var options: MeasureOptions

@@ -13,6 +13,8 @@ public struct ReportBuilder: Sendable {
     public var engine: EngineWork?
     /// When the rule allowed the verdict (the last settle check's due time).
     public var verdictDue: Double?
+    /// Main-frame navigations the page started after it committed, which were stopped.
+    public var stoppedNavigations: [String] = []
     /// Seconds of layout inside the reading that gave the verdict.
     public var verdictLayout: Double = 0
 
@@ -77,6 +79,10 @@ public struct ReportBuilder: Sendable {
         timings.total = endedAt
 
         let pendingAtEnd = session.pending.isEmpty ? nil : session.pending
+        if let target = stoppedNavigations.first {
+            let note = "the page tried to navigate to \(target.prefix(200))\(stoppedNavigations.count > 1 ? " (and \(stoppedNavigations.count - 1) more)" : ""); stopped, measured as it was"
+            message = message.map { $0 + "; " + note } ?? note
+        }
         var overhead: Double?
         if end == .settled, let due = verdictDue, let finished = session.finishedAt, let engine,
            let loadEventEnd = engine.loadEventEnd {
@@ -89,7 +95,8 @@ public struct ReportBuilder: Sendable {
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
             metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
-            pendingAtEnd: pendingAtEnd, timings: timings, engine: engine, overhead: overhead, options: options)
+            pendingAtEnd: pendingAtEnd, timings: timings, engine: engine, overhead: overhead,
+            stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
     }
 
     /// The status, its message, and the height it reports (before any estimate).

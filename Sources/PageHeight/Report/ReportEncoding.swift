@@ -41,6 +41,10 @@ private struct RoundedReport: Encodable {
         copy.timings.settledAt = report.timings.settledAt.map(ms)
         copy.timings.total = ms(report.timings.total)
         copy.pendingAtEnd?.timers = report.pendingAtEnd?.timers.map(ms) ?? []
+        copy.engine?.loadEventEnd = report.engine?.loadEventEnd.map(ms)
+        copy.engine?.layout = ms(report.engine?.layout ?? 0)
+        copy.overhead = report.overhead.map { ($0 * 1_000_000).rounded() / 1_000_000 }
+        copy.fitSteps = report.fitSteps?.map { RunawayDetector.Step(view: $0.view, content: $0.content, t: ms($0.t)) }
         self.report = copy
     }
 
