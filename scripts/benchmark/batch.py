@@ -7,7 +7,7 @@ same pages, wall time, pages/s, p50/p95 seconds per page and the peak PSS of the
 tree (sum of /proc/<pid>/smaps_rollup Pss over the tree, sampled every 50 ms) for:
 
 - pageheight batch, default mode, --jobs 1, 2, 4 (and its default jobs if that is another
-  number); --quiet 0 (the quick rule) at its default jobs; --until schedule --jobs 1 on the
+  number); --until quick --no-fit (the peers' quick rule: load, fonts, images, one reading, fixed 844 px view) at its default jobs; --until schedule --jobs 1 on the
   schedule subset;
 - (a) Selenium + WebKitWebDriver (MiniBrowser), (b) a PyGObject + WebKit2 4.1 script,
   (c) headless Chromium through Selenium: --rule quick on every page, --rule schedule on the
@@ -41,6 +41,7 @@ from urllib.parse import quote
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from core import BINARY, CORPUS, ENV, ROOT, rollup, tree  # noqa: E402
 
+BINARY = os.environ.get("PAGEHEIGHT_BENCH_BINARY", BINARY)  # another build or a stand-in, for trials
 PEERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers")
 PEER_PYTHON = os.environ.get("PAGEHEIGHT_BENCH_PYTHON",
                              os.path.expanduser("~/.cache/pageheight-bench/venv/bin/python3"))
@@ -60,7 +61,7 @@ def corpus_pages(limit=None):
              + glob.glob(os.path.join(CORPUS, "readability", "*", "source.html"))
              + glob.glob(os.path.join(CORPUS, "aeb", "*", "source.html")))
     pages = sorted(os.path.abspath(p) for p in pages)
-    return pages[:limit] if limit else pages
+    return spread_subset(pages, limit) if limit else pages
 
 
 def spread_subset(pages, count):
@@ -223,6 +224,9 @@ def heights(result):
 
 def cause(page, value, other, mine, theirs, ph_quick=None, peer_label=""):
     """A one-line guess at why pageheight (value, report `mine`) and a peer (`other`) differ."""
+    if theirs and "xhtml" in str(theirs.get("contentType")) and theirs.get("height") is None:
+        return ("WebKitGTK sniffed the file:// page as application/xhtml+xml (xmlns on <html>): "
+                "XML parse error, no body, for the peer")
     if theirs and theirs.get("error"):
         return f"peer error: {theirs['error']}"
     if mine and mine.get("error"):
@@ -273,8 +277,8 @@ def compare(pages, base_name, base, peers, ph_quick=None):
                 continue
             value, other = base_map[p]["height"], peer_map[p]["height"]
             quick = quick_map.get(p, {}).get("height") if quick_map else None
-            disagreements.append((label, p, value, other,
-                                  cause(p, value, other, base_map[p], peer_map[p], quick, label)))
+            why = cause(p, value, other, base_map[p], peer_map[p], quick, label)
+            disagreements.append((label, p, value, other, why if len(why) <= 160 else why[:157] + "..."))
     return lines, disagreements
 
 
@@ -322,7 +326,7 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
         out.append(f"\nSkipped by `--skip`: {note}.")
 
     ph_default = ok(by.get(("pageheight", "default", jobs_default)))
-    ph_quick = ok(by.get(("pageheight", "quick (--quiet 0)", jobs_default)))
+    ph_quick = ok(by.get(("pageheight", "quick (--until quick --no-fit)", jobs_default)))
     ph_jobs = {j: ok(by.get(("pageheight", "default", j))) for j in (1, 2, 4)}
     peer_schedule = {k: ok(by.get((PEERS[k][0], "schedule", 1))) for k in PEERS}
     peer_quick = {k: ok(by.get((PEERS[k][0], "quick", 1))) for k in PEERS}
@@ -341,7 +345,7 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
     for k, target in (("b", 2), ("a", 4), ("c", None)):
         r = peer_quick[k]
         value = ph_quick["pagesPerSecond"] / r["pagesPerSecond"] if ph_quick and r else None
-        text = f"(2) pageheight --quiet 0, jobs {jobs_default}, pages/s ÷ {PEERS[k][0]} quick pages/s"
+        text = f"(2) pageheight --until quick --no-fit, jobs {jobs_default}, pages/s ÷ {PEERS[k][0]} quick pages/s"
         if target is None:
             out.append(f"- {text}: {fmt(value)} (no target)")
         else:
@@ -352,7 +356,7 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
                   and a_map[p]["height"] == b_map[p]["height"]]
         same = [p for p in agreed if p in q_map and q_map[p]["height"] == a_map[p]["height"]]
         out.append(f"- (2) heights: (a) and (b) agree on {len(agreed)} of {len(pages)} pages; pageheight "
-                   f"--quiet 0 gives the identical height on {len(same)} of those "
+                   f"--until quick --no-fit gives the identical height on {len(same)} of those "
                    f"{'PASS' if agreed and len(same) == len(agreed) else 'FAIL'}")
     peer_pss = [(PEERS[k][0], peer_quick[k]["peakPssKB"]) for k in ("a", "b") if peer_quick[k]]
     if ph_jobs[1] and peer_pss:
@@ -384,7 +388,7 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
     out.append("\n### Heights\n")
     peers_quick = {k: (PEERS[k][0], peer_quick[k]) for k in PEERS}
     sections = [("pageheight default mode", ph_default, peers_quick, ph_quick, pages),
-                ("pageheight --quiet 0", ph_quick, peers_quick, None, pages)]
+                ("pageheight --until quick --no-fit", ph_quick, peers_quick, None, pages)]
     ph_schedule = ok(by.get(("pageheight", "schedule (--until schedule)", 1)))
     sections.append(("pageheight --until schedule", ph_schedule,
                      {k: (PEERS[k][0] + " schedule", peer_schedule[k]) for k in PEERS}, None, subset))
@@ -435,7 +439,7 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
             out.append(f"| {name} | `{short(page)}` | {value} | {other} | {why} |")
         out.append("\n</details>")
 
-    maps = [("pageheight", heights(ph_default)), ("ph --quiet 0", q_map), ("(a)", a_map), ("(b)", b_map),
+    maps = [("pageheight", heights(ph_default)), ("ph quick", q_map), ("(a)", a_map), ("(b)", b_map),
             ("(c)", heights(peer_quick["c"]))]
     out.append(f"\n<details><summary>Every page's height (quick rule for the peers)</summary>\n")
     out.append("| page | " + " | ".join(n for n, _ in maps) + " |")
@@ -451,7 +455,8 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
 
 def main():
     parser = argparse.ArgumentParser(description="pageheight batch benchmark against its peers")
-    parser.add_argument("--pages", type=int, help="only the first N pages of the sorted list")
+    parser.add_argument("--pages", type=int,
+                        help="only N pages, spread evenly over the sorted list (for quick trials)")
     parser.add_argument("--schedule-subset", type=int, default=20,
                         help="pages (spread over the list) for the schedule-rule runs (default 20)")
     parser.add_argument("--skip", action="append", default=[],
@@ -486,7 +491,7 @@ def main():
     else:
         runs = [("default", j, []) for j in sorted({int(j) for j in arguments.jobs.split(",")} | {jobs_default})]
         if "quick" not in skip:
-            runs.append(("quick (--quiet 0)", jobs_default, ["--quiet", "0"]))
+            runs.append(("quick (--until quick --no-fit)", jobs_default, ["--until", "quick", "--no-fit"]))
         if "schedule" not in skip:
             runs.append(("schedule (--until schedule)", 1, ["--until", "schedule"]))
         for rule, jobs, extra in runs:

@@ -32,12 +32,26 @@ return JSON.stringify({
   height: b ? b.scrollHeight : null,
   innerWidth: window.innerWidth, innerHeight: window.innerHeight,
   clientWidth: document.documentElement ? document.documentElement.clientWidth : null,
-  compatMode: document.compatMode, charset: document.characterSet, url: location.href,
+  contentType: document.contentType, compatMode: document.compatMode, charset: document.characterSet, url: location.href,
   images: imgs.length,
   incompleteImages: imgs.filter(function (i) { return !i.complete; }).length,
   lazyImages: imgs.filter(function (i) { return i.loading === 'lazy'; }).length
 });
 """
+# document.fonts.ready, but never waiting on a promise that does not settle: WebKitGTK 2.50 leaves
+# it pending on some pages whose fonts are all loaded (readability/quanta-1/source.html: status
+# "loaded", ready never resolves). So: ready resolves, or status reads "loaded" (50 ms polls), or
+# 5 s pass, whichever comes first. Called with one argument: the function to call when done.
+FONTS_WAIT_FN = """function (done) {
+  var start = Date.now(), finished = false;
+  function finish() { if (!finished) { finished = true; done(document.fonts ? document.fonts.status : 'none'); } }
+  if (!document.fonts) { finish(); return; }
+  document.fonts.ready.then(finish, finish);
+  (function poll() {
+    if (finished) return;
+    if (document.fonts.status === 'loaded' || Date.now() - start > 5000) finish(); else setTimeout(poll, 50);
+  })();
+}"""
 IMAGES_DONE_JS = ("return Array.prototype.every.call(document.images || [], "
                   "function (i) { return i.complete; });")
 
@@ -135,7 +149,7 @@ def schedule_rule(measure, sleep, deadline):
 
 
 def quick_rule(fonts_ready, images_done, measure, sleep, deadline):
-    """Fonts ready, every image complete (50 ms polls, 5 s at most), one measurement."""
+    """Fonts ready (see FONTS_WAIT_FN), every image complete (50 ms polls, 5 s at most), one measurement."""
     fonts_ready()
     waited = 0.0
     while not images_done() and waited < IMAGE_WAIT:
@@ -152,6 +166,8 @@ class Output:
         self.file = open(path, "w") if path else None
 
     def write(self, page, height, seconds, error, facts=None, jumps=None):
+        if height is None and error is None and facts is not None:
+            error = f"no height: document.body is missing (document is {facts.get('contentType')})"
         record = {"page": page, "height": height, "seconds": round(seconds, 4), "error": error}
         for key, value in (facts or {}).items():
             if key != "height":

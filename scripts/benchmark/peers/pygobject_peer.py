@@ -140,7 +140,7 @@ def main():
                     height, facts, jumps = common.schedule_rule(measure, view.sleep, deadline)
                 else:
                     height, facts, jumps = common.quick_rule(
-                        lambda: view.call("await document.fonts.ready; return 1;", deadline),
+                        lambda: view.call(f"return await new Promise({common.FONTS_WAIT_FN});", deadline),
                         lambda: view.call(common.IMAGES_DONE_JS, deadline),
                         measure, view.sleep, deadline)
             except (common.Deadline, RuntimeError) as exception:

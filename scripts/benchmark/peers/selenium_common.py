@@ -38,9 +38,7 @@ def run(arguments, make_driver):
             return json.loads(driver.execute_script(common.MEASURE_JS))
 
         def fonts_ready():
-            driver.execute_async_script(
-                "var done = arguments[arguments.length - 1];"
-                "document.fonts.ready.then(function () { done(1); }, function () { done(0); });")
+            driver.execute_async_script(f"({common.FONTS_WAIT_FN})(arguments[arguments.length - 1]);")
 
         def images_done():
             return driver.execute_script(common.IMAGES_DONE_JS)
