@@ -56,9 +56,12 @@ static gboolean dismiss_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, 
         webkit_script_dialog_confirm_set_confirmed(dialog, FALSE);
         break;
     default:
-        break;
+        break; // alert: nothing to answer; prompt: no text is a cancel
     }
-    return TRUE; // handled: no GTK dialog is shown, the page continues at once
+    // Handled here (no GTK dialog); a handled dialog stays open, and the page's script blocked,
+    // until it is closed.
+    webkit_script_dialog_close(dialog);
+    return TRUE;
 }
 
 static GtkWidget *refuse_popup(WebKitWebView *view, WebKitNavigationAction *action, gpointer data) {

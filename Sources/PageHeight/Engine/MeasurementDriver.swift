@@ -33,8 +33,11 @@ final class MeasurementDriver {
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
 
+    private let freshView: Bool
+
     init(pool: ViewPool, filters: OfflineFilters, source: PageSource, options: MeasureOptions, snapshotPath: String?,
-         log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
+         freshView: Bool = false, log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
+        self.freshView = freshView
         self.pool = pool
         self.filters = filters
         self.source = source
@@ -53,7 +56,7 @@ final class MeasurementDriver {
 
     func start() {
         keepAlive = self
-        let view = pool.checkout(options)
+        let view = pool.checkout(options, fresh: freshView)
         self.view = view
         view.events.loadChanged = { [weak self] event in self?.loadChanged(event) }
         view.events.loadFailed = { [weak self] uri, domain, code, message in
@@ -361,6 +364,7 @@ final class MeasurementDriver {
                     note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
                     if let view {
                         if case .crashed = reason { view.retire() }
+                        if self.freshView { view.retire() }
                         // Not now: end() may run inside one of the view's own signals
                         // (web-process-terminated, load-failed), and WebKit still uses the view
                         // after the handler returns. Closing it there crashes.

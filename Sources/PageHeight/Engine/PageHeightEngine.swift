@@ -50,13 +50,16 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// Measures one page; never throws: a page that cannot be measured is a report with a status.
     /// - Parameters:
     ///   - snapshot: where to write a full-document PNG of the final state.
+    ///   - freshView: measure in a new view with a new web process, not one reused from an
+    ///     earlier page (for `--repeat`: runs that share nothing).
     ///   - log: timestamped steps (the CLI's `--verbose`), called on the engine's thread.
     public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
+                        freshView: Bool = false,
                         log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
         await withCheckedContinuation { continuation in
             thread.perform { [pool, filters] in
                 let driver = MeasurementDriver(pool: pool!, filters: filters!, source: page, options: options,
-                                               snapshotPath: snapshot, log: log) { report in
+                                               snapshotPath: snapshot, freshView: freshView, log: log) { report in
                     continuation.resume(returning: report)
                 }
                 driver.start()

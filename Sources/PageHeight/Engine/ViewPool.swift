@@ -18,9 +18,9 @@ final class ViewPool {
     }
 
     /// A view for `options`: an idle one when there is one, else a new one.
-    func checkout(_ options: MeasureOptions) -> PageView {
+    func checkout(_ options: MeasureOptions, fresh: Bool = false) -> PageView {
         let key = Self.key(options)
-        if var views = idle[key], let view = views.popLast() {
+        if !fresh, var views = idle[key], let view = views.popLast() {
             idle[key] = views
             return view
         }
