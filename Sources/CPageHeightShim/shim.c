@@ -18,6 +18,7 @@ WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_secon
     WebKitWebsiteDataManager *manager = webkit_website_data_manager_new_ephemeral();
     WebKitMemoryPressureSettings *pressure = webkit_memory_pressure_settings_new();
     webkit_memory_pressure_settings_set_memory_limit(pressure, limit_mb);
+    webkit_memory_pressure_settings_set_kill_threshold(pressure, 1.0); // 0, the default, never kills
     webkit_memory_pressure_settings_set_poll_interval(pressure, poll_seconds);
     WebKitWebContext *context = WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT,
                                                                 "website-data-manager", manager,
@@ -26,6 +27,40 @@ WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_secon
     webkit_memory_pressure_settings_free(pressure);
     g_object_unref(manager);
     return context;
+}
+
+typedef struct {
+    ph_navigation_fn fn;
+    gpointer data;
+    GClosureNotify destroy;
+} NavigationTarget;
+
+static gboolean navigation_decided(WebKitWebView *view, WebKitPolicyDecision *decision, WebKitPolicyDecisionType type,
+                                   gpointer user_data) {
+    (void)view;
+    if (type != WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION) return FALSE;
+    NavigationTarget *target = user_data;
+    WebKitNavigationAction *action =
+        webkit_navigation_policy_decision_get_navigation_action(WEBKIT_NAVIGATION_POLICY_DECISION(decision));
+    WebKitURIRequest *request = action ? webkit_navigation_action_get_request(action) : NULL;
+    const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
+    if (uri) target->fn(uri, target->data);
+    return FALSE; // WebKit decides as usual
+}
+
+static void navigation_target_free(gpointer data, GClosure *closure) {
+    NavigationTarget *target = data;
+    if (target->destroy) target->destroy(target->data, closure);
+    g_free(target);
+}
+
+gulong ph_connect_navigation_targets(WebKitWebView *view, ph_navigation_fn fn, gpointer data, GClosureNotify destroy) {
+    NavigationTarget *target = g_new0(NavigationTarget, 1);
+    target->fn = fn;
+    target->data = data;
+    target->destroy = destroy;
+    return g_signal_connect_data(view, "decide-policy", G_CALLBACK(navigation_decided), target,
+                                 navigation_target_free, 0);
 }
 
 gulong ph_connect_load_changed(WebKitWebView *view, ph_load_changed_fn fn, gpointer data, GClosureNotify destroy) {
@@ -52,8 +87,11 @@ static gboolean dismiss_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, 
     (void)view; (void)data;
     switch (webkit_script_dialog_get_dialog_type(dialog)) {
     case WEBKIT_SCRIPT_DIALOG_CONFIRM:
-    case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM:
         webkit_script_dialog_confirm_set_confirmed(dialog, FALSE);
+        break;
+    case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM:
+        // "Leave": staying would cancel every later load in this view.
+        webkit_script_dialog_confirm_set_confirmed(dialog, TRUE);
         break;
     default:
         break; // alert: nothing to answer; prompt: no text is a cancel

@@ -126,7 +126,10 @@ func installSignalHandlers() -> [DispatchSourceSignal] {
 }
 
 let signalSources = installSignalHandlers()
-let code = await run()
+let subcommand = CommandLine.arguments.dropFirst().first
+let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dropFirst(2)))
+    : subcommand == "sweep" ? await runSweep(Array(CommandLine.arguments.dropFirst(2)))
+    : await run()
 fflush(stdout)
 // Our Xvfb goes with the process (PR_SET_PDEATHSIG); killing it first would make GTK exit(1) on
 // the lost display. `_exit` skips exit handlers that would race with the engine's thread.

@@ -21,6 +21,10 @@ typedef void (*ph_load_changed_fn)(WebKitWebView *view, WebKitLoadEvent event, g
 typedef gboolean (*ph_load_failed_fn)(WebKitWebView *view, WebKitLoadEvent event, const char *uri, GError *error, gpointer data);
 typedef void (*ph_process_terminated_fn)(WebKitWebView *view, WebKitWebProcessTerminationReason reason, gpointer data);
 typedef void (*ph_script_message_fn)(WebKitUserContentManager *manager, WebKitJavascriptResult *result, gpointer data);
+// Why: the decision must be cast to a navigation decision (a GObject cast macro) to read its URI.
+// Calls `fn` with the target URI of every navigation action; the decision itself is left to WebKit.
+typedef void (*ph_navigation_fn)(const char *uri, gpointer data);
+gulong ph_connect_navigation_targets(WebKitWebView *view, ph_navigation_fn fn, gpointer data, GClosureNotify destroy);
 gulong ph_connect_load_changed(WebKitWebView *view, ph_load_changed_fn fn, gpointer data, GClosureNotify destroy);
 gulong ph_connect_load_failed(WebKitWebView *view, ph_load_failed_fn fn, gpointer data, GClosureNotify destroy);
 gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_fn fn, gpointer data, GClosureNotify destroy);

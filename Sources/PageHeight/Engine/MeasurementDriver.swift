@@ -116,7 +116,7 @@ final class MeasurementDriver {
             // Once the page committed, a new main-frame load is the page navigating away (a
             // script, a meta refresh, a form): stop it and measure the page as it was.
             if session.committedAt != nil, let view {
-                let target = view.uri
+                let target = view.events.lastNavigationTarget
                 stoppedNavigations.append(target)
                 note("the page navigated to \(target.prefix(200)): stopped")
                 after(0) { [weak view] in view?.stopLoading() }
@@ -124,9 +124,13 @@ final class MeasurementDriver {
         case WEBKIT_LOAD_COMMITTED:
             if session.committedAt == nil {
                 session.loadCommitted(at: now)
-                note("committed")
+                note("committed \(view?.uri.prefix(200) ?? "")")
                 if let (code, reason) = view?.httpStatus, code >= 400 {
                     end(.loadFailed("HTTP \(code) \(reason) loading \(source.url.prefix(200))"))
+                } else if case .url(let url) = source, url.lowercased().hasPrefix("http"), view?.uri == "about:blank" {
+                    // WebKit refuses some URLs without a load-failed (a restricted port such as
+                    // :1 or :25) and shows an empty page instead.
+                    end(.loadFailed("WebKit refused to load \(url.prefix(200)) (a restricted port?) and showed about:blank"))
                 }
             }
         case WEBKIT_LOAD_FINISHED:
@@ -151,6 +155,8 @@ final class MeasurementDriver {
         guard !ended else { return }
         // A load replaced by another (a redirect, a navigation by the page) is not a failure.
         if domain == "WebKitNetworkError" && code == 302 { return }
+        // Nor is a navigation the page started after it committed (stopped or blocked).
+        if session.committedAt != nil && !stoppedNavigations.isEmpty { return }
         note("load failed: \(message)")
         end(.loadFailed("\(message) (\(domain) \(code)) loading \(uri.prefix(200))"))
     }
@@ -365,6 +371,12 @@ final class MeasurementDriver {
                     if let view {
                         if case .crashed = reason { view.retire() }
                         if self.freshView { view.retire() }
+                        if case .timedOut = reason {
+                            // A page that never finished or stalled may still be spinning: its
+                            // web process must not measure the next page, nor outlive us.
+                            view.terminateWebProcess()
+                            view.retire()
+                        }
                         // Not now: end() may run inside one of the view's own signals
                         // (web-process-terminated, load-failed), and WebKit still uses the view
                         // after the handler returns. Closing it there crashes.

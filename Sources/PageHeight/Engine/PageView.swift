@@ -15,6 +15,8 @@ final class PageView {
         var loadFailed: (_ uri: String, _ domain: String, _ code: Int32, _ message: String) -> Void = { _, _, _, _ in }
         var processTerminated: (WebKitWebProcessTerminationReason) -> Void = { _ in }
         var probeMessage: (String) -> Void = { _ in }
+        /// The target of the last navigation action (the page's own, or one it starts).
+        var lastNavigationTarget = ""
     }
 
     let events = Events()
@@ -76,6 +78,9 @@ final class PageView {
         ph_connect_process_terminated(view, { _, reason, data in
             Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().processTerminated(reason)
         }, box(), release)
+        ph_connect_navigation_targets(view, { uri, data in
+            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().lastNavigationTarget = uri.map { String(cString: $0) } ?? ""
+        }, box(), release)
         ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
             guard let result, let value = webkit_javascript_result_get_js_value(result),
                   let text = jsc_value_to_string(value) else { return }
@@ -108,6 +113,11 @@ final class PageView {
         events.processTerminated = { [weak self] _ in self?.reusable = false }
         events.probeMessage = { _ in }
         setViewportHeight(height)
+    }
+
+    /// Kills the view's web process (a page stuck in a busy loop keeps spinning otherwise).
+    func terminateWebProcess() {
+        webkit_web_view_terminate_web_process(view)
     }
 
     /// Marks the view as not to be reused (its web process died).
@@ -186,7 +196,9 @@ final class PageView {
             // XHTML namespace would be parsed as XML (and stop at its first error). A browser
             // and a reader app take .html as text/html: load its bytes as such.
             let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
-            if ext == "html" || ext == "htm", let data = FileManager.default.contents(atPath: path) {
+            if ext == "html" || ext == "htm", let data = FileManager.default.contents(atPath: path), data.isEmpty {
+                webkit_web_view_load_html(view, "", uri) // load_bytes refuses empty bytes
+            } else if ext == "html" || ext == "htm", let data = FileManager.default.contents(atPath: path) {
                 let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
                 webkit_web_view_load_bytes(view, bytes, "text/html", nil, uri)
                 g_bytes_unref(bytes)

@@ -94,8 +94,9 @@ if (window.fetch) {
     requests++;
     schedule(null);
     let promise;
-    try { promise = nativeFetch.apply(this, args); } catch (e) { requests--; schedule('fetch'); throw e; }
-    const done = () => { requests--; schedule('fetch'); };
+    let open = true;
+    const done = () => { if (open) { open = false; requests--; schedule('fetch'); } };
+    try { promise = nativeFetch.apply(this, args); } catch (e) { done(); throw e; }
     promise.then(done, done);
     return promise;
   };
@@ -105,8 +106,10 @@ if (window.XMLHttpRequest) {
   XMLHttpRequest.prototype.send = function(...args) {
     requests++;
     schedule(null);
-    this.addEventListener('loadend', () => { requests--; schedule('xhr'); }, { once: true });
-    try { return nativeSend.apply(this, args); } catch (e) { requests--; schedule('xhr'); throw e; }
+    let open = true;
+    const done = () => { if (open) { open = false; requests--; schedule('xhr'); } };
+    this.addEventListener('loadend', done, { once: true });
+    try { return nativeSend.apply(this, args); } catch (e) { done(); throw e; }
   };
 }
 function pending() {

@@ -33,7 +33,7 @@ public struct PendingWork: Codable, Sendable, Equatable {
     }
 
     public var isEmpty: Bool {
-        !document && images == 0 && !fonts && requests == 0 && timers.isEmpty && animations == 0
+        !document && images <= 0 && !fonts && requests <= 0 && timers.isEmpty && animations <= 0
     }
 
     /// A short human list, e.g. `2 images, 1 timer (due at 6.50 s)`.
