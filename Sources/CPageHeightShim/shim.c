@@ -96,10 +96,7 @@ static gboolean dismiss_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, 
     default:
         break; // alert: nothing to answer; prompt: no text is a cancel
     }
-    // Handled here (no GTK dialog); a handled dialog stays open, and the page's script blocked,
-    // until it is closed.
-    webkit_script_dialog_close(dialog);
-    return TRUE;
+    return TRUE; // handled here, synchronously: no GTK dialog is shown
 }
 
 static GtkWidget *refuse_popup(WebKitWebView *view, WebKitNavigationAction *action, gpointer data) {

@@ -4,7 +4,15 @@
 //   GET /<path>             serves <root>/<path>
 //   GET /delay/<ms>/<path>  waits <ms> milliseconds, then serves <root>/<path>
 //
-// Listens on 127.0.0.1 on an ephemeral port (bind to port 0, read it back with
+// Routes for the hostile cases (any method):
+//
+//   /hang                   reads the request and never answers (until the client hangs up
+//                           or the server stops)
+//   /status/<code>          that HTTP status with a small HTML body
+//   /redirect-loop          302 to itself, for ever
+//   /count/<name>           counts the request under <name> (see `counts`), answers 204
+//
+// Listens on 127.0.0.1 (or, with `allInterfaces`, on 0.0.0.0) on an ephemeral port (bind to port 0, read it back with
 // getsockname). One background thread accepts; each connection gets its own
 // thread, so a delayed request never holds up another one. Every response is
 // "Connection: close" and "Cache-Control: no-store" (nothing cached between
@@ -37,12 +45,15 @@ final class FixtureServer: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
     private var requests: [String] = []
+    private var counted: [String: Int] = [:]
     private let acceptLoopEnded = DispatchSemaphore(value: 0)
 
     /// Longest delay /delay/<ms>/ honours, so a typo cannot hang a test.
     static let maximumDelayMilliseconds = 60_000
 
-    init(root: URL) throws {
+    /// - Parameter allInterfaces: listen on 0.0.0.0 instead of 127.0.0.1, so that the machine's
+    ///   other addresses reach it too (`url(for:)` still names 127.0.0.1).
+    init(root: URL, allInterfaces: Bool = false) throws {
         self.root = root.standardizedFileURL
 
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -54,7 +65,7 @@ final class FixtureServer: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0  // ephemeral
-        address.sin_addr.s_addr = in_addr_t(0x7f00_0001).bigEndian  // 127.0.0.1
+        address.sin_addr.s_addr = allInterfaces ? in_addr_t(0) : in_addr_t(0x7f00_0001).bigEndian  // 0.0.0.0 or 127.0.0.1
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -110,6 +121,42 @@ final class FixtureServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return requests
+    }
+
+    /// How many requests each /count/<name> got, by <name> (e.g. "img": 1).
+    var counts: [String: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return counted
+    }
+
+    /// Forgets the counts so far.
+    func resetCounts() {
+        lock.lock()
+        counted = [:]
+        lock.unlock()
+    }
+
+    /// The machine's first IPv4 address that is not loopback (e.g. "192.0.2.2"), from
+    /// getifaddrs; nil when it has none.
+    static func nonLoopbackIPv4() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                  (current.pointee.ifa_flags & UInt32(IFF_UP)) != 0,
+                  (current.pointee.ifa_flags & UInt32(IFF_LOOPBACK)) == 0 else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let done = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 -> Bool in
+                var raw = ipv4.pointee.sin_addr
+                return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
+            }
+            if done { return String(cString: text) }
+        }
+        return nil
     }
 
     /// Stops accepting connections (idempotent). Connections already being
@@ -187,6 +234,8 @@ final class FixtureServer: @unchecked Sendable {
         requests.append(target)
         lock.unlock()
 
+        if serveHostileRoute(client, method: method, target: target) { return }
+
         guard method == "GET" || method == "HEAD" else {
             respond(client, status: "405 Method Not Allowed", type: "text/plain; charset=utf-8",
                     body: Data("only GET and HEAD\n".utf8), includeBody: true)
@@ -230,6 +279,71 @@ final class FixtureServer: @unchecked Sendable {
                 body: data, includeBody: includeBody)
     }
 
+    // MARK: - Hostile routes
+
+    /// Serves /hang, /status/<code>, /redirect-loop and /count/<name>; false for any other target.
+    private func serveHostileRoute(_ client: Int32, method: String, target: String) -> Bool {
+        var path = target
+        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
+        if let scheme = path.range(of: "://"),
+           let slash = path[scheme.upperBound...].firstIndex(of: "/") {
+            path = String(path[slash...])
+        }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard let route = segments.first else { return false }
+        let includeBody = method != "HEAD"
+        switch route {
+        case "hang":
+            // Never answers: wait until the client hangs up or the server stops.
+            var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+            _ = setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var byte: UInt8 = 0
+            while !isStopped {
+                let count = recv(client, &byte, 1, 0)
+                if count == 0 { break }  // the client hung up
+                if count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { break }
+            }
+            return true
+        case "status":
+            guard segments.count >= 2, let code = Int(segments[1]), (100...599).contains(code) else { return false }
+            let body = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(code)</title></head>"
+                + "<body style=\"margin:0\"><div style=\"height:300px\">HTTP \(code)</div></body></html>\n"
+            respond(client, status: "\(code) \(Self.reason(code))", type: "text/html; charset=utf-8",
+                    body: Data(body.utf8), includeBody: includeBody)
+            return true
+        case "redirect-loop":
+            respond(client, status: "302 Found", type: "text/html; charset=utf-8", body: Data("<p>again</p>\n".utf8),
+                    includeBody: includeBody, extraHeaders: "Location: /redirect-loop\r\n")
+            return true
+        case "count":
+            let name = segments.dropFirst().joined(separator: "/")
+            lock.lock()
+            counted[name, default: 0] += 1
+            lock.unlock()
+            respond(client, status: "204 No Content", type: "text/plain; charset=utf-8", body: Data(), includeBody: false)
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func reason(_ code: Int) -> String {
+        switch code {
+        case 200: return "OK"
+        case 204: return "No Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 400: return "Bad Request"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 410: return "Gone"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        default: return "Status \(code)"
+        }
+    }
+
     /// Reads up to the blank line that ends the request head (bodies are not
     /// expected: only GET/HEAD are served).
     private func readRequestHead(_ client: Int32) -> String? {
@@ -258,8 +372,10 @@ final class FixtureServer: @unchecked Sendable {
                 body: Data("not found\n".utf8), includeBody: includeBody)
     }
 
-    private func respond(_ client: Int32, status: String, type: String, body: Data, includeBody: Bool) {
+    private func respond(_ client: Int32, status: String, type: String, body: Data, includeBody: Bool,
+                         extraHeaders: String = "") {
         let head = "HTTP/1.1 \(status)\r\n"
+            + extraHeaders
             + "Content-Type: \(type)\r\n"
             + "Content-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\n"

@@ -4,7 +4,8 @@
 # and Liberation; installing the same packages everywhere makes CI and a fresh machine alike.
 set -euo pipefail
 
-PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon
+# chromium: the check report's test opens the HTML report in headless Chromium.
+PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon chromium
                      fonts-dejavu-core fonts-liberation2)
 
 pageheight_install() {

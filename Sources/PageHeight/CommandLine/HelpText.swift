@@ -2,7 +2,8 @@
 public enum HelpText {
     public static let version = "pageheight 0.1.0"
 
-    public static let usage = "USAGE: pageheight [options] <page> ...\n       pageheight batch [options] <list>"
+    public static let usage = "USAGE: pageheight [options] <page> ...\n       pageheight batch [options] <list>\n"
+        + "       pageheight check [options] [suite.json]\n       pageheight sweep [options] <page> ..."
 
     public static let hint = "See 'pageheight --help'."
 
@@ -60,6 +61,12 @@ public enum HelpText {
           --retries <n>           Measure a page whose web process crashed again, n times. (default: 0)
           --shard <k>/<n>         Measure only slice k of n (from 1): a stable split by a hash of each entry.
           --no-progress           No live progress line (there is none when stderr is not a terminal).
+
+        REGRESSION:
+          pageheight check [options] [suite.json]   Compare heights with the suite's baseline; see
+                                                    'pageheight check --help'.
+          pageheight sweep [options] <page> ...     Heights at every width x font size x zoom; see
+                                                    'pageheight sweep --help'.
 
         EXIT STATUS:
           0 every page is ok; 1 some page is not (unstable, runaway, fallback, load-error, timeout,

@@ -119,7 +119,7 @@ final class MeasurementDriver {
                 let target = view.events.lastNavigationTarget
                 stoppedNavigations.append(target)
                 note("the page navigated to \(target.prefix(200)): stopped")
-                after(0) { [weak view] in view?.stopLoading() }
+                view.stopLoading() // now: a local page would commit before the next loop turn
             }
         case WEBKIT_LOAD_COMMITTED:
             if session.committedAt == nil {
@@ -157,8 +157,20 @@ final class MeasurementDriver {
         if domain == "WebKitNetworkError" && code == 302 { return }
         // Nor is a navigation the page started after it committed (stopped or blocked).
         if session.committedAt != nil && !stoppedNavigations.isEmpty { return }
+        let failure = "\(message) (\(domain) \(code)) loading \(uri.prefix(200))"
+        // "Frame load interrupted" before anything committed: either a download (nothing
+        // follows) or the page replaced its own load before committing (a new load follows and
+        // commits). Wait a moment to tell which, so the answer does not depend on the race.
+        if domain == "WebKitPolicyError" && code == 102 && session.committedAt == nil {
+            note("load interrupted: \(message); waiting for a load that replaces it")
+            after(0.3) { [weak self] in
+                guard let self, self.session.committedAt == nil else { return }
+                self.end(.loadFailed(failure))
+            }
+            return
+        }
         note("load failed: \(message)")
-        end(.loadFailed("\(message) (\(domain) \(code)) loading \(uri.prefix(200))"))
+        end(.loadFailed(failure))
     }
 
     // MARK: - Readings

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// `pageheight check` and `pageheight sweep` as CI runs them: the built binary (or
+/// `PAGEHEIGHT_BINARY`), fixture pages copied to a temporary directory, the HTML report opened
+/// in headless Chromium.
+@Suite(.serialized)
+struct CheckCommandTests {
+    static let binary = URL(fileURLWithPath: ProcessInfo.processInfo.environment["PAGEHEIGHT_BINARY"]
+        ?? CommandLineTests.root.appendingPathComponent(".build/debug/pageheight").path)
+    static let fixtures = CommandLineTests.pages.appendingPathComponent("regression")
+    /// Kept after the test for a person to look at.
+    static let screenshot = "/tmp/pageheight-check-report.png"
+
+    /// Runs pageheight without DISPLAY in `directory`.
+    func run(_ arguments: [String], in directory: URL) throws -> CommandLineTests.Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandLineTests.Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                                    stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A fresh directory with the regression fixtures and `suite.json` holding `suite`.
+    func workspace(_ name: String, suite: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-check-\(getpid())-\(name)")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for file in ["card.html", "fragment.html", "block-390x600.png"] {
+            try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+        }
+        try suite.write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    /// Runs headless Chromium on `arguments` + the page; returns its stdout.
+    func chromium(_ arguments: [String], page: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["chromium", "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=10000"] + arguments + [page.absoluteString]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "chromium \(arguments) exited \(process.terminationStatus)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func aChangedPageFailsWithBothHeightsJUnitAndAReportThenUpdateMakesItPass() throws {
+        let directory = try workspace("changed", suite: #"{ "pages": ["card.html"], "widths": [390], "offline": true, "tolerancePx": 2 }"#)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let update = try run(["check", "--update"], in: directory)
+        #expect(update.status == 0, "\(update.stderr)")
+        #expect(update.stdout.hasPrefix("+ card.html (width 390, font 16, zoom 1): 600 px (new)\nbaseline "), "\(update.stdout)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("suite.snapshots/card_html-w390-f16-z1.png").path))
+        let same = try run(["check"], in: directory)
+        #expect(same.status == 0 && same.stdout.hasPrefix("1 case: 1 passed ("), "\(same.stdout)")
+
+        let card = directory.appendingPathComponent("card.html")
+        try String(contentsOf: card, encoding: .utf8).replacingOccurrences(of: "height:200px", with: "height:260px")
+            .write(to: card, atomically: true, encoding: .utf8)
+        let failed = try run(["check", "--junit", "junit.xml", "--report", "report", "suite.json"], in: directory)
+        #expect(failed.status == 1)
+        let lines = failed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "FAIL card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px (+60 px, +10.0%; tolerance 2 px)", "\(failed.stdout)")
+        #expect(lines.dropFirst().first?.hasPrefix("1 case: 0 passed, 1 failed (1 moved) (") == true)
+        let junit = try String(contentsOf: directory.appendingPathComponent("junit.xml"), encoding: .utf8)
+        #expect(junit.contains(#"<failure type="moved" message="card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px"#), "\(junit)")
+
+        // The report, opened from disk in a real browser: both snapshots, both heights, the
+        // changed region found by comparing the pixels.
+        let report = directory.appendingPathComponent("report/index.html")
+        let dom = try chromium(["--dump-dom"], page: report)
+        #expect(dom.contains(#"data-compared="yes""#), "the report's script ran")
+        #expect(dom.contains(#"<td class="baseline-height">600 px</td><td class="current-height">660 px</td>"#))
+        #expect(dom.contains(#"<img alt="baseline snapshot" data-role="baseline" src="data:image/png;base64,"#))
+        #expect(dom.contains(#"<img alt="current snapshot" data-role="current" src="data:image/png;base64,"#))
+        #expect(dom.contains(#"data-diff="0,600,390,660""#), "the changed region is the new 60 px at the bottom")
+        #expect(dom.contains("changed region: x 0–390, y 600–660 px (marked in red)"))
+        #expect(dom.contains(#"class="mark diff""#))
+        try? FileManager.default.removeItem(atPath: Self.screenshot)
+        _ = try chromium(["--window-size=1200,1100", "--screenshot=\(Self.screenshot)"], page: report)
+        let png = try Data(contentsOf: URL(fileURLWithPath: Self.screenshot))
+        #expect(png.count > 10_000, "the screenshot shows something")
+
+        let refresh = try run(["check", "--update"], in: directory)
+        #expect(refresh.status == 0)
+        #expect(refresh.stdout.hasPrefix("~ card.html (width 390, font 16, zoom 1): 600 px → 660 px\n"), "\(refresh.stdout)")
+        let passed = try run(["check", "--junit", "junit.xml"], in: directory)
+        #expect(passed.status == 0, "\(passed.stdout)")
+        #expect(try !String(contentsOf: directory.appendingPathComponent("junit.xml"), encoding: .utf8).contains("<failure"))
+    }
+
+    @Test func aSuiteWithoutABaselineFailsAndSaysSo() throws {
+        let directory = try workspace("missing", suite: #"{ "pages": ["card.html"] }"#)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try run(["check", "--offline"], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("FAIL card.html (width 390, font 16, zoom 1): no baseline (now 600 px; 'pageheight check --update' records it)"), "\(result.stdout)")
+        #expect(result.stdout.contains("1 case: 0 passed, 1 failed (1 without baseline)"))
+        #expect(result.stdout.contains("no baseline at \(directory.path)/suite.baseline.json"))
+    }
+
+    /// With --offline the same suite gives the same heights run after run, in fresh views too:
+    /// a template fragment with an image and a plain page, at two widths and two font sizes.
+    @Test func anOfflineSuiteRepeatsItsHeights() throws {
+        let directory = try workspace("repeat", suite: """
+        { "pages": ["card.html", { "path": "fragment.html", "template": "default" }],
+          "widths": [320, 1024], "fontSizes": [16, 20], "offline": true }
+        """)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try run(["check", "--update"], in: directory).status == 0)
+        let first = try String(contentsOf: directory.appendingPathComponent("suite.baseline.json"), encoding: .utf8)
+        for arguments in [["check"], ["check", "--repeat", "3"]] {
+            let again = try run(arguments, in: directory)
+            #expect(again.status == 0, "\(arguments): \(again.stdout)")
+            #expect(again.stdout.contains("8 cases: 8 passed"))
+            #expect(!again.stdout.contains("nondeterministic"))
+        }
+        #expect(try run(["check", "--update"], in: directory).stdout.contains("0 new, 0 changed, 8 unchanged"))
+        #expect(try String(contentsOf: directory.appendingPathComponent("suite.baseline.json"), encoding: .utf8) == first)
+    }
+
+    @Test func sweepPrintsEveryCombination() throws {
+        let card = Self.fixtures.appendingPathComponent("card.html").path
+        let table = try run(["sweep", "--offline", "--widths", "320,390", "--font-sizes", "14,20", card], in: Self.fixtures)
+        #expect(table.status == 0)
+        #expect(table.stdout == """
+        \(card)
+        width \\ font  14 px  20 px
+        320             600    600
+        390             600    600
+
+        """, "\(table.stdout)")
+        let csv = try run(["sweep", "--offline", "--format", "csv", "--template", "default", "--widths", "390", "fragment.html"], in: Self.fixtures)
+        #expect(csv.status == 0)
+        let rows = csv.stdout.split(separator: "\n")
+        #expect(rows.count == 2 && rows[1].hasPrefix("fragment.html,390,16,1,ok,"), "\(csv.stdout)")
+    }
+
+    @Test(arguments: [
+        (["check", "--bogus"], "Error: unknown option '--bogus'", "USAGE: pageheight check [options] [<suite.json>]"),
+        (["check", "no-such-suite.json"], "Error: suite ", "USAGE: pageheight check [options] [<suite.json>]"),
+        (["sweep", "--widths", "320"], "Error: missing page (a file or a URL)", "USAGE: pageheight sweep [options] <page> ..."),
+    ])
+    func usageErrorsExit64(_ arguments: [String], _ message: String, _ usage: String) throws {
+        let result = try run(arguments, in: Self.fixtures)
+        #expect(result.status == 64)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3 && lines[0].hasPrefix(message) && lines[1] == usage && lines[2] == "See 'pageheight --help'.", "\(result.stderr)")
+    }
+}

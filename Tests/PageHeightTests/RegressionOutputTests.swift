@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import PageHeight
+
+/// JUnit, the HTML report, the sweep table, the reader template and `check`/`sweep`
+/// arguments: pure.
+struct RegressionOutputTests {
+    let card = RegressionCase(page: "card.html", width: 390, fontSize: 16, zoom: 1)
+
+    var moved: CaseComparison {
+        CaseComparison(card, baseline: Baseline.Entry(card, status: .ok, height: 600), current: CaseOutcome(status: .ok, height: 660),
+                       tolerance: Tolerance())
+    }
+
+    @Test func junitHasOneTestcasePerCaseAndAFailureWithTheMessage() {
+        let passed = CaseComparison(RegressionCase(page: "a&b.html", width: 320, fontSize: 16, zoom: 1),
+                                    baseline: Baseline.Entry(RegressionCase(page: "a&b.html", width: 320, fontSize: 16, zoom: 1), status: .ok, height: 5),
+                                    current: CaseOutcome(status: .ok, height: 5), tolerance: Tolerance())
+        let xml = JUnitReport.xml(suiteName: "suite.json", comparisons: [moved, passed], seconds: [card: 1.5])
+        #expect(xml.contains(#"<testsuite name="suite.json" tests="2" failures="1" errors="0" skipped="0" time="1.500">"#))
+        #expect(xml.contains(#"<testcase classname="a&amp;b.html" name="a&amp;b.html (width 320, font 16, zoom 1)" time="0.000"/>"#))
+        #expect(xml.contains(#"<failure type="moved" message="card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px (+60 px, +10.0%; tolerance 0 px)">"#))
+        #expect(xml.components(separatedBy: "<testcase ").count == 3)
+    }
+
+    @Test func htmlReportShowsBothHeightsTheChartAndMarksRowsOnlyOneSnapshotHas() {
+        // Two 1×1 and 1×2 PNG headers are enough: the report reads only their sizes.
+        func png(width: UInt8, height: UInt8) -> Data {
+            Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, width, 0, 0, 0, height])
+        }
+        #expect(PNGSize(png(width: 3, height: 7)) == PNGSize(png(width: 3, height: 7)))
+        #expect(PNGSize(png(width: 3, height: 7))?.height == 7)
+        let entry = HTMLReport.Entry(comparison: moved, samples: [HeightSample(t: 0.1, height: 600, source: .load), HeightSample(t: 0.4, height: 660, source: .observer)],
+                                     baselineSnapshot: png(width: 100, height: 60), currentSnapshot: png(width: 100, height: 66))
+        let html = HTMLReport.html(suiteName: "suite.json", summary: "1 case: 0 passed, 1 failed (1 moved)", entries: [entry])
+        #expect(html.contains(#"<td class="baseline-height">600 px</td><td class="current-height">660 px</td>"#))
+        #expect(html.contains(#"<svg class="timeline""#) && html.contains("<title>baseline 600 px</title>"))
+        #expect(html.contains(#"data-role="baseline" src="data:image/png;base64,"#))
+        #expect(html.contains(#"data-role="current" src="data:image/png;base64,"#))
+        #expect(html.contains(#"<div class="mark tail" style="top:90.909%;height:9.091%"></div>"#))
+        #expect(html.contains("changed region: rows 60–66 exist only in the current snapshot"))
+        #expect(!html.contains("http://") && !html.contains("https://") || html.contains("http://www.w3.org/2000/svg"), "nothing from elsewhere")
+    }
+
+    @Test func sweepTablePutsWidthsDownAndFontSizesAcross() {
+        func row(_ width: Int, _ font: Int, _ height: Double, _ status: PageStatus = .ok) -> SweepTable.Row {
+            SweepTable.Row(RegressionCase(page: "a.html", width: width, fontSize: font, zoom: 1), CaseOutcome(status: status, height: height))
+        }
+        let table = SweepTable([row(390, 16, 916), row(320, 16, 1064), row(320, 20, 1300), row(390, 20, 1111, .fallback)])
+        #expect(table.table == """
+        a.html
+        width \\ font  16 px  20 px
+        320            1064   1300
+        390             916  ~1111
+        """)
+        #expect(table.csv.split(separator: "\n").first == "page,width,fontSize,zoom,status,height,nondeterministic")
+        #expect(table.csv.contains("\na.html,390,20,1,fallback,1111,false"))
+        #expect(table.json.contains(#""height" : 1064"#))
+    }
+
+    @Test func theTemplateTakesTheFragmentAtThePlaceholderWithItsDirectoryAsBase() throws {
+        let template = try ReaderTemplate(html: "<!DOCTYPE html><body>{{article}}</body>")
+        #expect(template.inserting("<p>é</p>") == "<!DOCTYPE html><body><p>é</p></body>")
+        #expect(throws: TemplateError.self) { try ReaderTemplate(html: "<body></body>") }
+        let fragment = RegressionSuiteTests.pages.appendingPathComponent("regression/fragment.html").path
+        guard case .html(let html, let base) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
+            Issue.record("not an HTML page")
+            return
+        }
+        #expect(base == RegressionSuiteTests.pages.appendingPathComponent("regression").absoluteString + "/" ||
+                base == RegressionSuiteTests.pages.appendingPathComponent("regression/").absoluteString)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains(#"<meta charset="utf-8">"#))
+        #expect(html.contains(#"<div id="readability-page-1" class="page">"#) && !html.contains("{{article}}"))
+    }
+
+    @Test func theBuiltInTemplateIsPagesReaderTemplate() throws {
+        let file = try String(contentsOf: RegressionSuiteTests.pages.appendingPathComponent("reader-template.html"), encoding: .utf8)
+        #expect(ReaderTemplate.standard.html.trimmingCharacters(in: .whitespacesAndNewlines) == file.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test func checkArgumentsTakeTheSuiteAndPassMeasuringOptionsOn() throws {
+        let parsed = try CheckArguments.parse(["--update", "--junit=j.xml", "--offline", "--timeout", "30", "--width", "390", "s.json"], command: .check)
+        #expect(parsed.update && parsed.junit == "j.xml" && parsed.suite == "s.json")
+        #expect(parsed.measuring.names == ["--offline", "--timeout", "--width"])
+        var suite = try RegressionSuite.parse(Data(#"{ "pages": ["card.html"], "widths": [320, 1024], "timeout": 5, "quiet": 1 }"#.utf8),
+                                              path: RegressionSuiteTests.pages.appendingPathComponent("regression/s.json").path)
+        suite = parsed.applied(to: suite)
+        #expect(suite.widths == [390], "--width replaces the suite's widths")
+        #expect(suite.options.timeout == 30 && suite.options.offline && suite.options.quiet == 1, "only the options given override")
+        #expect(try CheckArguments.parse([], command: .check).suite == "suite.json")
+    }
+
+    @Test(arguments: [
+        (["--bogus"], CheckArguments.Command.check, "unknown option '--bogus'"),
+        (["--widths", "320,x", "a.html"], .sweep, "'--widths' takes a comma-separated list of numbers, e.g. 320,390; got '320,x'"),
+        (["--update", "a.html"], .sweep, "'--update' is an option of 'pageheight check'"),
+        (["--widths", "320"], .check, "'--widths' is an option of 'pageheight sweep'"),
+        (["--timeout", "0", "a.html"], .sweep, "'--timeout' must be between 0.1 and 86400.0, got 0.0"),
+    ])
+    func badArgumentsAreUsageErrors(_ arguments: [String], _ command: CheckArguments.Command, _ message: String) {
+        do {
+            let parsed = try CheckArguments.parse(arguments, command: command)
+            try parsed.validate()
+            Issue.record("accepted \(arguments)")
+        } catch {
+            #expect(error.message == message)
+        }
+    }
+
+    @Test func sweepValidation() throws {
+        #expect(throws: UsageError("missing page (a file or a URL)")) { try CheckArguments.parse(["--widths", "320"], command: .sweep).validate() }
+        #expect(throws: UsageError("'--all' needs '--report DIR' (it puts every case in the report)")) {
+            try CheckArguments.parse(["--all"], command: .check).validate()
+        }
+        let sweep = try CheckArguments.parse(["--widths", "320,390,320", "--font-sizes", "14,16", "--format", "csv", "a.html"], command: .sweep)
+        #expect(sweep.widths == [320, 390] && sweep.fontSizes == [14, 16] && sweep.format == .csv && sweep.inputs == ["a.html"])
+    }
+}
