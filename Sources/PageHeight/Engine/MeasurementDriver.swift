@@ -366,7 +366,9 @@ final class MeasurementDriver {
         let usable: Bool
         switch reason {
         case .loadFailed, .crashed, .javascriptDisabled: usable = false
-        case .timedOut(let stalledSince): usable = stalledSince == nil
+        // A load that never finished (a script that never yields while parsing) would not answer
+        // either: do not wait for it past the timeout.
+        case .timedOut(let stalledSince): usable = stalledSince == nil && session.finishedAt != nil
         default: usable = true
         }
         finalMetrics(usable: usable) { [self] metrics in
