@@ -74,7 +74,7 @@ struct RegressionOutputTests {
     }
 
     @Test func theBuiltInTemplateIsPagesReaderTemplate() throws {
-        let file = try String(contentsOf: RegressionSuiteTests.pages.appendingPathComponent("reader-template.html"), encoding: .utf8)
+        let file = try String(contentsOf: RegressionSuiteTests.pages.appendingPathComponent("templates/reader.html"), encoding: .utf8)
         #expect(ReaderTemplate.standard.html.trimmingCharacters(in: .whitespacesAndNewlines) == file.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 

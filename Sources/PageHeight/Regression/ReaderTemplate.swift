@@ -36,7 +36,7 @@ public struct ReaderTemplate: Sendable, Equatable {
         return .html(inserting(String(decoding: data, as: UTF8.self)), baseURL: directory.hasSuffix("/") ? directory : directory + "/")
     }
 
-    /// The built-in template: the same text as `Pages/reader-template.html` (a test keeps them
+    /// The built-in template: the same text as `Pages/templates/reader.html` (a test keeps them
     /// equal), so the binary needs no resource files.
     public static let standard = try! ReaderTemplate(html: standardHTML)
 
