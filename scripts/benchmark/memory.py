@@ -15,6 +15,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from core import BINARY, CORPUS, ENV, rollup, tree  # noqa: E402
 
+BINARY = os.environ.get("PAGEHEIGHT_BENCH_BINARY", BINARY)
+
 
 def main():
     parser = argparse.ArgumentParser()
