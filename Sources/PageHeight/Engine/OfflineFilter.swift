@@ -10,9 +10,15 @@ final class OfflineFilters {
     private let store: OpaquePointer
     private let storePath: String
     private var compiled: [String: OpaquePointer] = [:]
+    /// Directories in the order their filters were last used (least recent first).
+    private var recent: [String] = []
+    private var compilations = 0
+    /// Compiled filters kept at most: a corpus of one directory a page would keep one each.
+    private static let kept = 16
     private var waiting: [String: [(OpaquePointer?, String?) -> Void]] = [:]
 
     init() {
+        Self.removeStaleStores()
         storePath = NSTemporaryDirectory() + "pageheight-filters-\(getpid())"
         store = OpaquePointer(webkit_user_content_filter_store_new(storePath))
     }
@@ -27,16 +33,24 @@ final class OfflineFilters {
     /// none) and loopback; the completion gets the filter or an error text.
     func filter(allowing directory: String?, completion: @escaping (OpaquePointer?, String?) -> Void) {
         let key = directory ?? ""
-        if let filter = compiled[key] { return completion(filter, nil) }
+        if let filter = compiled[key] {
+            touch(key)
+            return completion(filter, nil)
+        }
         if waiting[key] != nil {
             waiting[key]!.append(completion)
             return
         }
         waiting[key] = [completion]
-        let identifier = "offline-\(compiled.count)-\(waiting.count)-\(abs(key.hashValue))"
+        compilations += 1
+        let identifier = "offline-\(compilations)"
         let box = Unmanaged.passRetained(FilterBox { [weak self] filter, error in
             guard let self else { return }
-            if let filter { self.compiled[key] = filter }
+            if let filter {
+                self.compiled[key] = filter
+                self.touch(key)
+                self.evict()
+            }
             let completions = self.waiting.removeValue(forKey: key) ?? []
             completions.forEach { $0(filter, error) }
         }).toOpaque()
@@ -44,6 +58,30 @@ final class OfflineFilters {
             let box = Unmanaged<FilterBox>.fromOpaque(data!).takeRetainedValue()
             box.body(filter, error.map { String(cString: $0) })
         }, box)
+    }
+
+    /// The stores of processes that are gone (we `_exit`, so none removes its own).
+    private static func removeStaleStores() {
+        let directory = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        where name.hasPrefix("pageheight-filters-") {
+            guard let pid = Int32(name.dropFirst("pageheight-filters-".count)),
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: directory + name)
+        }
+    }
+
+    private func touch(_ key: String) {
+        recent.removeAll { $0 == key }
+        recent.append(key)
+    }
+
+    /// Drops the least recently used filters beyond `kept`; a view that has one keeps its own reference.
+    private func evict() {
+        while recent.count > Self.kept {
+            let key = recent.removeFirst()
+            if let filter = compiled.removeValue(forKey: key) { webkit_user_content_filter_unref(filter) }
+        }
     }
 
     /// The content-blocker rules: block everything, then let the allowed prefixes through.
