@@ -203,24 +203,12 @@ void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_da
     webkit_web_resource_get_data(resource, cancellable, resource_read, pending_new((gpointer)fn, data, NULL));
 }
 
-static void filter_saved(GObject *source, GAsyncResult *result, gpointer user_data) {
-    Pending *p = user_data;
-    GError *error = NULL;
-    WebKitUserContentFilter *filter =
-        webkit_user_content_filter_store_save_finish(WEBKIT_USER_CONTENT_FILTER_STORE(source), result, &error);
-    gchar *message = filter ? NULL : (error ? describe_error(error) : g_strdup("no filter"));
-    ((ph_filter_fn)p->fn)(filter, message, p->data);
-    g_free(message);
-    g_clear_error(&error);
-    pending_free(p);
-}
-
-void ph_compile_content_filter(WebKitUserContentFilterStore *store, const char *identifier, const char *json,
-                               ph_filter_fn fn, gpointer data) {
-    GBytes *source = g_bytes_new(json, strlen(json));
-    webkit_user_content_filter_store_save(store, identifier, source, NULL, filter_saved,
-                                          pending_new((gpointer)fn, data, NULL));
-    g_bytes_unref(source);
+void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *proxy_uri) {
+    static const char *const loopback[] = {"localhost", "127.0.0.0/8", "::1", NULL};
+    WebKitNetworkProxySettings *settings = webkit_network_proxy_settings_new(proxy_uri, loopback);
+    webkit_website_data_manager_set_network_proxy_settings(webkit_web_context_get_website_data_manager(context),
+                                                           WEBKIT_NETWORK_PROXY_MODE_CUSTOM, settings);
+    webkit_network_proxy_settings_free(settings);
 }
 
 pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {

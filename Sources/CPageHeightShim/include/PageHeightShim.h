@@ -46,11 +46,9 @@ void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancel
 typedef void (*ph_data_fn)(const guchar *bytes, gsize length, const char *error, gpointer data);
 void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_data_fn fn, gpointer data);
 
-// Why: compiling a content filter is an async save whose _finish returns the filter; this does
-// both from a JSON string. `filter` is a new reference (NULL on error) owned by the callback.
-typedef void (*ph_filter_fn)(WebKitUserContentFilter *filter, const char *error, gpointer data);
-void ph_compile_content_filter(WebKitUserContentFilterStore *store, const char *identifier, const char *json,
-                               ph_filter_fn fn, gpointer data);
+// Why: the ignore-hosts list is a NULL-terminated C string array.
+// Sends every request of `context` but loopback (localhost, 127.0.0.0/8, ::1) through `proxy_uri`.
+void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *proxy_uri);
 
 // Why: prctl(PR_SET_PDEATHSIG) is varargs and must run between fork and exec, which Swift cannot do.
 // Starts argv[0] (searched in PATH) with stdout on `stdout_fd` and stderr on `stderr_fd` (-1: inherit),

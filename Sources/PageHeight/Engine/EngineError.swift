@@ -2,11 +2,13 @@
 public enum EngineError: Error, CustomStringConvertible {
     case displayFailed(String)
     case gtkInitFailed(display: String)
+    case offlineUnavailable(String)
 
     public var description: String {
         switch self {
         case .displayFailed(let detail): "display: \(detail)"
         case .gtkInitFailed(let display): "GTK could not open the display '\(display)'"
+        case .offlineUnavailable(let detail): "--offline: no refusing port for the offline proxy (\(detail))"
         }
     }
 }

@@ -12,7 +12,6 @@ final class MeasurementDriver {
     private let log: (String) -> Void
     private let completion: (PageReport) -> Void
     private let pool: ViewPool
-    private let filters: OfflineFilters
 
     private var session: MeasurementSession
     private var view: PageView?
@@ -35,11 +34,10 @@ final class MeasurementDriver {
 
     private let freshView: Bool
 
-    init(pool: ViewPool, filters: OfflineFilters, source: PageSource, options: MeasureOptions, snapshotPath: String?,
+    init(pool: ViewPool, source: PageSource, options: MeasureOptions, snapshotPath: String?,
          freshView: Bool = false, log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
         self.freshView = freshView
         self.pool = pool
-        self.filters = filters
         self.source = source
         self.options = options
         self.snapshotPath = snapshotPath
@@ -76,35 +74,12 @@ final class MeasurementDriver {
             self.note("timeout after \(Seconds.format(self.options.timeout))")
             self.end(.timedOut(stalledSince: self.stalledSince))
         }
-        guard options.offline else {
-            view.setFilter(nil)
-            return load(in: view)
-        }
-        filters.filter(allowing: allowedDirectory) { [weak self] filter, error in
-            guard let self, !self.ended, let view = self.view else { return }
-            guard let filter else {
-                return self.end(.loadFailed("the offline filter could not be compiled: \(error ?? "?")"))
-            }
-            view.setFilter(filter)
-            self.load(in: view)
-        }
+        load(in: view)
     }
 
     private func load(in view: PageView) {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline)" : "")")
         view.load(source)
-    }
-
-    /// Under `--offline`, the one directory the page may read from (as a file:// prefix).
-    private var allowedDirectory: String? {
-        switch source {
-        case .file(let path):
-            return URL(fileURLWithPath: path).deletingLastPathComponent().absoluteString
-        case .html(_, let base):
-            return base.hasPrefix("file:") ? base : nil
-        case .url:
-            return nil
-        }
     }
 
     // MARK: - Load events
@@ -157,7 +132,10 @@ final class MeasurementDriver {
         if domain == "WebKitNetworkError" && code == 302 { return }
         // Nor is a navigation the page started after it committed (stopped or blocked).
         if session.committedAt != nil && !stoppedNavigations.isEmpty { return }
-        let failure = "\(message) (\(domain) \(code)) loading \(uri.prefix(200))"
+        var failure = "\(message) (\(domain) \(code)) loading \(uri.prefix(200))"
+        if options.offline && message.contains("connect to proxy") {
+            failure = "refused by --offline (only local files and loopback load): \(uri.prefix(200))"
+        }
         // "Frame load interrupted" before anything committed: either a download (nothing
         // follows) or the page replaced its own load before committing (a new load follows and
         // commits). Wait a moment to tell which, so the answer does not depend on the race.

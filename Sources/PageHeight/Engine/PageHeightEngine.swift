@@ -2,15 +2,16 @@ import CPageHeightShim
 import CWebKit
 import Foundation
 
-/// The measuring engine: one GLib thread with GTK and WebKit, one ephemeral web context,
-/// and, when `DISPLAY` is unset, an Xvfb of its own.
+/// The measuring engine: one GLib thread with GTK and WebKit, an ephemeral web context per
+/// network mode (online, `--offline`), and, when `DISPLAY` is unset, an Xvfb of its own.
 ///
 /// Start it once per process with `PageHeightEngine.shared()`; `measure` may be called from
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
     private let thread: GLibThread
-    nonisolated(unsafe) private var pool: ViewPool?
-    nonisolated(unsafe) private var filters: OfflineFilters?
+    /// GLib thread only: one pool (and web context) per network mode, made on first use.
+    nonisolated(unsafe) private var pools: [Bool: ViewPool] = [:]
+    nonisolated(unsafe) private var refusingPort: RefusingPort?
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: PageHeightEngine?
@@ -29,22 +30,33 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
-        nonisolated(unsafe) var made: (ViewPool, OfflineFilters)?
         thread = try GLibThread {
+            GLibLog.install()
             try VirtualDisplay.ensure()
             SessionBus.ensure()
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
-            // A page that allocates without end gets its web process killed at 2 GB (checked
-            // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
-            let context = ph_web_context_new_ephemeral(2048, 1.0)!
-            webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_VIEWER)
-            webkit_web_context_set_spell_checking_enabled(context, 0)
-            made = (ViewPool(context: OpaquePointer(context)), OfflineFilters())
         }
-        pool = made?.0
-        filters = made?.1
+    }
+
+    /// The pool for a network mode. `offline`: a context whose requests for anything but
+    /// loopback go to a refusing proxy. GLib thread only.
+    private func pool(offline: Bool) throws -> ViewPool {
+        if let pool = pools[offline] { return pool }
+        // A page that allocates without end gets its web process killed at 2 GB (checked
+        // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
+        let context = ph_web_context_new_ephemeral(2048, 1.0)!
+        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
+        webkit_web_context_set_spell_checking_enabled(context, 0)
+        if offline {
+            let port = try refusingPort ?? RefusingPort()
+            refusingPort = port
+            ph_web_context_route_through_proxy(context, port.proxyURI)
+        }
+        let pool = ViewPool(context: OpaquePointer(context))
+        pools[offline] = pool
+        return pool
     }
 
     /// Measures one page; never throws: a page that cannot be measured is a report with a status.
@@ -57,8 +69,16 @@ public final class PageHeightEngine: @unchecked Sendable {
                         freshView: Bool = false,
                         log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
         await withCheckedContinuation { continuation in
-            thread.perform { [pool, filters] in
-                let driver = MeasurementDriver(pool: pool!, filters: filters!, source: page, options: options,
+            thread.perform { [self] in
+                let pool: ViewPool
+                do {
+                    pool = try self.pool(offline: options.offline)
+                } catch {
+                    let session = MeasurementSession(options: options)
+                    return continuation.resume(returning: ReportBuilder(
+                        url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build())
+                }
+                let driver = MeasurementDriver(pool: pool, source: page, options: options,
                                                snapshotPath: snapshot, freshView: freshView, log: log) { report in
                     continuation.resume(returning: report)
                 }

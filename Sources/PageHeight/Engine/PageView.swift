@@ -144,12 +144,6 @@ final class PageView {
         webkit_web_view_stop_loading(view)
     }
 
-    /// Replaces the content filters with `filter` (nil: none).
-    func setFilter(_ filter: OpaquePointer?) {
-        webkit_user_content_manager_remove_all_filters(manager)
-        if let filter { webkit_user_content_manager_add_filter(manager, filter) }
-    }
-
     /// Stops loading, disconnects the handlers and destroys the window.
     func close() {
         reusable = false

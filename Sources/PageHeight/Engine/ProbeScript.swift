@@ -1,7 +1,8 @@
 /// The in-page probe, injected at document start into the top frame.
 ///
 /// It reports every change of the measured metric to native code through the `pageheight`
-/// script message handler, with its cause, and what is still pending (document loading,
+/// script message handler, with its cause (read at the next animation frame, so it forces no
+/// layout of its own), and what is still pending (document loading,
 /// images, fonts, fetch/XHR, one-shot timers, finite animations). It exposes
 /// `window.__pageheight.measure()` (all metrics, pending work, innerHeight) for native polls;
 /// the property is read-only so a page cannot replace it.
@@ -28,7 +29,11 @@ const post = channel.postMessage.bind(channel);
 const now = () => performance.now();
 const nativeSetTimeout = window.setTimeout.bind(window);
 const nativeClearTimeout = window.clearTimeout.bind(window);
-const queue = (fn) => Promise.resolve().then(fn);
+// Reports are read in the next animation frame, where the engine lays out anyway: reading a
+// height in a microtask after every mutation forced layouts the page never asked for, and
+// script-heavy pages then ended at heights no browser shows them at.
+const nativeFrame = window.requestAnimationFrame ? window.requestAnimationFrame.bind(window) : null;
+const queue = (fn) => nativeFrame ? nativeFrame(fn) : nativeSetTimeout(fn, 16);
 
 // --- metrics -----------------------------------------------------------------------------
 function lowestElement() {

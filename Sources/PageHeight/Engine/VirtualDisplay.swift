@@ -16,7 +16,8 @@ enum VirtualDisplay {
     /// Call on the GLib thread.
     static func ensure() throws {
         if let display = ProcessInfo.processInfo.environment["DISPLAY"], !display.isEmpty { return }
-        let arguments = ["Xvfb", "-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"]
+        let arguments = ["Xvfb", "-displayfd", "1", "-screen", "0", "1280x1024x24", "-extension", "GLX",
+                         "-nolisten", "tcp", "-noreset"]
         guard let (pid, number) = TiedChild.start(arguments, timeout: 10) else {
             throw EngineError.displayFailed("Xvfb did not start (is it installed? apt-get install xvfb)")
         }
