@@ -8,6 +8,8 @@
 #include <gtk/gtk.h>
 #include <webkit2/webkit2.h>
 #include <sys/types.h>
+// Why: Swift's Glibc module leaves out malloc.h (mallopt, malloc_trim: the engine's memory upkeep).
+#include <malloc.h>
 
 // Why: g_object_new is varargs; a view needs both its context and its content manager.
 WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager);

@@ -30,6 +30,9 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
+        // GLib and WebKit start a score of threads; one malloc arena each would keep memory
+        // that another thread freed out of reach. Two arenas serve this process.
+        mallopt(M_ARENA_MAX, 2)
         thread = try GLibThread {
             GLibLog.install()
             try VirtualDisplay.ensure()

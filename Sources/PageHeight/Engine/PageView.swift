@@ -154,6 +154,9 @@ final class PageView {
         disconnectAll(UnsafeMutableRawPointer(view))
         disconnectAll(UnsafeMutableRawPointer(manager))
         gtk_widget_destroy(window)
+        // A view's page, surfaces and buffers are freed now: give the pages back, so a long
+        // batch's RSS does not keep every high-water mark of the views it retired.
+        malloc_trim(0)
     }
 
     private func disconnectAll(_ instance: UnsafeMutableRawPointer) {
