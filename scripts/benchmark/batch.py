@@ -328,6 +328,7 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
     ph_default = ok(by.get(("pageheight", "default", jobs_default)))
     ph_quick = ok(by.get(("pageheight", "quick (--until quick --no-fit)", jobs_default)))
     ph_jobs = {j: ok(by.get(("pageheight", "default", j))) for j in (1, 2, 4)}
+    ph_quick_jobs = {j: ok(by.get(("pageheight", "quick (--until quick --no-fit)", j))) for j in (1, 2, 4)}
     peer_schedule = {k: ok(by.get((PEERS[k][0], "schedule", 1))) for k in PEERS}
     peer_quick = {k: ok(by.get((PEERS[k][0], "quick", 1))) for k in PEERS}
 
@@ -359,17 +360,21 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
                    f"--until quick --no-fit gives the identical height on {len(same)} of those "
                    f"{'PASS' if agreed and len(same) == len(agreed) else 'FAIL'}")
     peer_pss = [(PEERS[k][0], peer_quick[k]["peakPssKB"]) for k in ("a", "b") if peer_quick[k]]
-    if ph_jobs[1] and peer_pss:
-        for label, pss in peer_pss:
-            out.append(ratio_line(f"(3) pageheight jobs 1 peak tree PSS ÷ {label} (quick) peak tree PSS",
-                                  ph_jobs[1]["peakPssKB"] / pss, 0.5, higher=False))
-    if peer_quick["c"] and ph_jobs[1]:
-        out.append(f"- (3) pageheight jobs 1 peak tree PSS ÷ {PEERS['c'][0]}: "
-                   f"{ph_jobs[1]['peakPssKB'] / peer_quick['c']['peakPssKB']:.2f} (no target)")
-    for j in (2, 4):
-        if ph_jobs[1] and ph_jobs[j]:
-            extra = (ph_jobs[j]["peakPssKB"] - ph_jobs[1]["peakPssKB"]) / 1024 / (j - 1)
-            out.append(ratio_line(f"(3) PSS per extra job, jobs {j} vs 1 (MB)", extra, 60, higher=False))
+    # Memory on the peers' own rule (quick, --no-fit: the same fixed 844 px view), then in default
+    # mode (fit: the view grows to the content, up to 16384 device px).
+    for rule_label, by_jobs in (("quick rule, --no-fit", ph_quick_jobs), ("default mode", ph_jobs)):
+        if by_jobs[1] and peer_pss:
+            for label, pss in peer_pss:
+                out.append(ratio_line(f"(3) pageheight {rule_label}, jobs 1 peak tree PSS ÷ {label} (quick) peak tree PSS",
+                                      by_jobs[1]["peakPssKB"] / pss, 0.5, higher=False))
+        if peer_quick["c"] and by_jobs[1]:
+            out.append(f"- (3) pageheight {rule_label}, jobs 1 peak tree PSS ÷ {PEERS['c'][0]}: "
+                       f"{by_jobs[1]['peakPssKB'] / peer_quick['c']['peakPssKB']:.2f} (no target)")
+        for j in (2, 4):
+            if by_jobs[1] and by_jobs[j]:
+                extra = (by_jobs[j]["peakPssKB"] - by_jobs[1]["peakPssKB"]) / 1024 / (j - 1)
+                out.append(ratio_line(f"(3) {rule_label}: PSS per extra job, jobs {j} vs 1 (MB)", extra, 60,
+                                      higher=False))
     for label, result in (("default mode", ph_default), ("jobs 1", ph_jobs[1])):
         if result:
             overheads = [r["overhead"] for r in result["records"] if isinstance(r.get("overhead"), (int, float))]
@@ -491,7 +496,8 @@ def main():
     else:
         runs = [("default", j, []) for j in sorted({int(j) for j in arguments.jobs.split(",")} | {jobs_default})]
         if "quick" not in skip:
-            runs.append(("quick (--until quick --no-fit)", jobs_default, ["--until", "quick", "--no-fit"]))
+            for j in sorted({1, 2, jobs_default}):
+                runs.append(("quick (--until quick --no-fit)", j, ["--until", "quick", "--no-fit"]))
         if "schedule" not in skip:
             runs.append(("schedule (--until schedule)", 1, ["--until", "schedule"]))
         for rule, jobs, extra in runs:
