@@ -45,7 +45,8 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Fit mode: every adopted height becomes the view's height, as in the reader app.
     public var fit: Bool = true
     public var javascript: Bool = true
-    /// Refuse every request that is not for the page's own directory or loopback.
+    /// Refuse at once every request that is not for a local file or loopback (it fails as on a
+    /// machine without network).
     public var offline: Bool = false
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
