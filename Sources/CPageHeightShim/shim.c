@@ -235,3 +235,12 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     execvp(argv[0], argv);
     _exit(127);
 }
+
+static gboolean skip_drawing(GtkWidget *widget, cairo_t *cr, gpointer data) {
+    (void)widget; (void)cr; (void)data;
+    return TRUE; // handled: GTK draws nothing of the window's children
+}
+
+void ph_window_skip_drawing(GtkWidget *window) {
+    g_signal_connect(window, "draw", G_CALLBACK(skip_drawing), NULL);
+}

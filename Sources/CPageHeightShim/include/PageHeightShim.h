@@ -54,6 +54,11 @@ void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_da
 // Sends every request of `context` but loopback (localhost, 127.0.0.0/8, ::1) through `proxy_uri`.
 void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *proxy_uri);
 
+// Why: g_signal_connect is a macro. The off-screen window must be shown (WebKit only runs
+// ResizeObserver and animation frames for a visible view), but nobody looks at its pixels: this
+// stops GTK from copying the view into the window's surface on every frame.
+void ph_window_skip_drawing(GtkWidget *window);
+
 // Why: prctl(PR_SET_PDEATHSIG) is varargs and must run between fork and exec, which Swift cannot do.
 // Starts argv[0] (searched in PATH) with stdout on `stdout_fd` and stderr on `stderr_fd` (-1: inherit),
 // in its own process group, sent SIGTERM when the calling thread dies. Returns the pid, or -1 with errno set.
