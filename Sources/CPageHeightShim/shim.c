@@ -14,15 +14,11 @@ WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManag
                                         NULL));
 }
 
-WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double conservative, double strict, double kill,
-                                               double poll_seconds) {
+WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_seconds) {
     WebKitWebsiteDataManager *manager = webkit_website_data_manager_new_ephemeral();
     WebKitMemoryPressureSettings *pressure = webkit_memory_pressure_settings_new();
     webkit_memory_pressure_settings_set_memory_limit(pressure, limit_mb);
-    // Each threshold must stay below the next: set the strict one first when lowering both.
-    webkit_memory_pressure_settings_set_strict_threshold(pressure, strict);
-    webkit_memory_pressure_settings_set_conservative_threshold(pressure, conservative);
-    webkit_memory_pressure_settings_set_kill_threshold(pressure, kill); // 0, the default, never kills
+    webkit_memory_pressure_settings_set_kill_threshold(pressure, 1.0); // 0, the default, never kills
     webkit_memory_pressure_settings_set_poll_interval(pressure, poll_seconds);
     WebKitWebContext *context = WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT,
                                                                 "website-data-manager", manager,

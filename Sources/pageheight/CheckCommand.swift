@@ -5,15 +5,9 @@ import PageHeight
 /// suite, compare with its baseline, write JUnit and the HTML report; or `--update` the baseline.
 func runCheck(_ arguments: [String]) async -> Int32 {
     let parsed: CheckArguments
-    do {
-        parsed = try CheckArguments.parse(arguments, command: .check)
-        try parsed.validate()
-    } catch {
-        return subcommandUsageError(error.message, usage: CheckArguments.checkUsage)
-    }
-    if parsed.help {
-        print(CheckArguments.checkHelp)
-        return 0
+    switch parseSubcommand(arguments, .check) {
+    case .run(let arguments): parsed = arguments
+    case .exit(let code): return code
     }
     let suite: RegressionSuite
     let baseline: Baseline?
@@ -25,13 +19,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     } catch {
         return subcommandUsageError("\(error)", usage: CheckArguments.checkUsage)
     }
-    let engine: PageHeightEngine
-    do {
-        engine = try PageHeightEngine.shared()
-    } catch {
-        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
-        return 70
-    }
+    guard let engine = startEngine() else { return 70 }
 
     // Current snapshots go to a scratch directory: the report inlines them, --update keeps them.
     let wantsSnapshots = parsed.report != nil || (parsed.update && suite.keepsSnapshots)
@@ -127,6 +115,28 @@ func runCheck(_ arguments: [String]) async -> Int32 {
 }
 
 /// A usage error of a subcommand: `Error: …`, the subcommand's usage line and the hint; 64.
+enum ParsedSubcommand {
+    case run(CheckArguments)
+    case exit(Int32)
+}
+
+/// Parses and validates `check` or `sweep` arguments: on to the command, or out with the usage
+/// error (64) or after the help (0).
+func parseSubcommand(_ arguments: [String], _ command: CheckArguments.Command) -> ParsedSubcommand {
+    let usage = command == .check ? CheckArguments.checkUsage : CheckArguments.sweepUsage
+    do {
+        let parsed = try CheckArguments.parse(arguments, command: command)
+        try parsed.validate()
+        if parsed.help {
+            print(command == .check ? CheckArguments.checkHelp : CheckArguments.sweepHelp)
+            return .exit(0)
+        }
+        return .run(parsed)
+    } catch {
+        return .exit(subcommandUsageError(error.message, usage: usage))
+    }
+}
+
 func subcommandUsageError(_ message: String, usage: String) -> Int32 {
     FileHandle.standardError.write(Data("Error: \(message)\n\(usage)\n\(HelpText.hint)\n".utf8))
     return 64

@@ -5,15 +5,9 @@ import PageHeight
 /// every width × font size × zoom, as a table, CSV or JSON.
 func runSweep(_ arguments: [String]) async -> Int32 {
     let parsed: CheckArguments
-    do {
-        parsed = try CheckArguments.parse(arguments, command: .sweep)
-        try parsed.validate()
-    } catch {
-        return subcommandUsageError(error.message, usage: CheckArguments.sweepUsage)
-    }
-    if parsed.help {
-        print(CheckArguments.sweepHelp)
-        return 0
+    switch parseSubcommand(arguments, .sweep) {
+    case .run(let arguments): parsed = arguments
+    case .exit(let code): return code
     }
     let template: ReaderTemplate?
     do {
@@ -39,13 +33,7 @@ func runSweep(_ arguments: [String]) async -> Int32 {
             return subcommandUsageError("\(error)", usage: CheckArguments.sweepUsage)
         }
     }
-    let engine: PageHeightEngine
-    do {
-        engine = try PageHeightEngine.shared()
-    } catch {
-        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
-        return 70
-    }
+    guard let engine = startEngine() else { return 70 }
     let base = parsed.measuring.applied(to: MeasureOptions())
     let defaults = MeasureOptions()
     var jobs: [RegressionRunner.Job] = []

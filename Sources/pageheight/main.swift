@@ -32,13 +32,7 @@ func run() async -> Int32 {
         }
     }
 
-    let engine: PageHeightEngine
-    do {
-        engine = try PageHeightEngine.shared()
-    } catch {
-        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
-        return 70
-    }
+    guard let engine = startEngine() else { return 70 }
 
     var allOK = true
     for (index, source) in sources.enumerated() {
@@ -58,6 +52,16 @@ func run() async -> Int32 {
         fflush(stdout)
     }
     return allOK ? 0 : 1
+}
+
+/// The process's engine, or nil after saying on stderr why it could not start (exit 70).
+func startEngine() -> PageHeightEngine? {
+    do {
+        return try PageHeightEngine.shared()
+    } catch {
+        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
+        return nil
+    }
 }
 
 func usageError(_ message: String) -> Int32 {
@@ -93,13 +97,7 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
     if let shard = arguments.shard, arguments.progress {
         FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
     }
-    let engine: PageHeightEngine
-    do {
-        engine = try PageHeightEngine.shared()
-    } catch {
-        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
-        return 70
-    }
+    guard let engine = startEngine() else { return 70 }
     let showProgress = arguments.progress && isatty(STDERR_FILENO) == 1
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
                              retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil)

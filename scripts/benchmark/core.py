@@ -40,15 +40,20 @@ def tree(pid):
     return result
 
 
-def rollup(pid, field):
+def proc_kb(pid, name, field):
+    """A kB field of /proc/PID/NAME (`smaps_rollup`, `status`); 0 when the process is gone."""
     try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
+        with open(f"/proc/{pid}/{name}") as f:
             for line in f:
                 if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def rollup(pid, field):
+    return proc_kb(pid, "smaps_rollup", field)
 
 
 def run(arguments, sample_memory=False):

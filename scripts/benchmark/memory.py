@@ -13,20 +13,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from core import BINARY, CORPUS, ENV, rollup, tree  # noqa: E402
+from core import BINARY, CORPUS, ENV, proc_kb, rollup, tree  # noqa: E402
 
 BINARY = os.environ.get("PAGEHEIGHT_BENCH_BINARY", BINARY)
-
-
-def status_kb(pid, field):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def main():
@@ -68,7 +57,7 @@ def main():
         for mark in marks:
             if marks[mark] is None and done >= mark - 5:
                 pss = sum(rollup(p, "Pss") for p in tree(process.pid))
-                marks[mark] = (done, rss, pss, status_kb(process.pid, "VmHWM"))
+                marks[mark] = (done, rss, pss, proc_kb(process.pid, "status", "VmHWM"))
         time.sleep(0.1)
     print(f"{arguments.pages} pages ({len(corpus)} corpus pages repeated), --until {arguments.rule}"
           f"{' --no-fit' if arguments.no_fit else ''}, default jobs, offline: "

@@ -15,10 +15,8 @@
 WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager);
 
 // Why: memory-pressure-settings is a construct-only property: g_object_new (varargs) is the only way.
-// An ephemeral context whose web processes release memory above `conservative` and `strict` times
-// `limit_mb` MB and are killed above `kill` times it, checked every `poll_seconds`.
-WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double conservative, double strict, double kill,
-                                               double poll_seconds);
+// An ephemeral context whose web processes are killed above `limit_mb` MB, checked every `poll_seconds`.
+WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_seconds);
 
 // Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types.
 typedef void (*ph_load_changed_fn)(WebKitWebView *view, WebKitLoadEvent event, gpointer data);

@@ -52,9 +52,8 @@ public final class PageHeightEngine: @unchecked Sendable {
     private func pool(offline: Bool) throws -> ViewPool {
         if let pool = pools[offline] { return pool }
         // A page that allocates without end gets its web process killed at 2 GB (checked
-        // every second): `crashed`, "exceeded its memory limit", and the batch goes on. Memory
-        // is released above 0.33 and 0.5 of the limit (WebKit's defaults).
-        let context = ph_web_context_new_ephemeral(2048, 0.33, 0.5, 1.0, 1.0)!
+        // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
+        let context = ph_web_context_new_ephemeral(2048, 1.0)!
         // WebKit's default model: the document-viewer one changed some pages' layout.
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
