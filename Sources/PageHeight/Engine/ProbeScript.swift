@@ -176,8 +176,14 @@ Object.defineProperty(window, '__pageheight', {
       const started = now();
       const result = { value: value(), metrics: allMetrics(), pending: pending(), innerHeight: window.innerHeight };
       result.layoutMs = now() - started;
-      const timing = performance.timing;
-      if (timing && timing.loadEventEnd > 0) result.loadEventEnd = timing.loadEventEnd;
+      // Navigation Timing 2 in fractional ms since the epoch; the old performance.timing
+      // floors to whole milliseconds, which overstated pageheight's overhead by 0.5 ms.
+      const navigation = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
+      if (navigation && navigation.loadEventEnd > 0) {
+        result.loadEventEnd = performance.timeOrigin + navigation.loadEventEnd;
+      } else if (performance.timing && performance.timing.loadEventEnd > 0) {
+        result.loadEventEnd = performance.timing.loadEventEnd;
+      }
       return result;
     },
     pending: pending,
