@@ -46,6 +46,19 @@ import Testing
         #expect(late.settleCheckAt == 0.7, "a timer due after the timeout never counts")
     }
 
+    @Test func fontsStopCountingOnceTheEngineStoppedThePagesLoads() {
+        var s = session()
+        s.loadFinished(at: 0.1)
+        s.record(HeightSample(t: 0.3, height: 900, source: .load), pending: PendingWork(fonts: true))
+        #expect(s.settleCheckAt == nil, "fonts loading hold the verdict")
+        s.stoppedLoads(at: 0.4)
+        #expect(s.settleCheckAt == 0.9, "the quiet window starts when the stop cleared the fonts")
+        s.updatePending(PendingWork(fonts: true), at: 0.5)
+        #expect(s.settleCheckAt == 0.9, "a cancelled font load stays 'loading' in WebKit; it no longer counts")
+        s.updatePending(PendingWork(images: 1, fonts: true), at: 0.6)
+        #expect(s.settleCheckAt == nil, "other pending work still counts")
+    }
+
     @Test func untilScheduleWaitsForTheLastPoll() {
         var s = session { $0.until = .schedule }
         s.loadFinished(at: 0.2)

@@ -95,6 +95,7 @@ final class MeasurementDriver {
                 stoppedNavigations.append(target)
                 note("the page navigated to \(target.prefix(200)): stopped")
                 view.stopLoading() // now: a local page would commit before the next loop turn
+                session.stoppedLoads(at: now)
             }
         case WEBKIT_LOAD_COMMITTED:
             if session.committedAt == nil {

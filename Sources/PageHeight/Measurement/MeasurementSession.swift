@@ -23,6 +23,8 @@ public struct MeasurementSession: Sendable {
     public private(set) var runaway: RunawayDetector
     /// The last error JavaScript gave instead of a value.
     public private(set) var lastError: String?
+    /// The engine stopped the page's loads (to stop a navigation the page started).
+    public private(set) var loadsStopped = false
 
     /// The tallest view fit mode sets, device px: an offscreen surface is limited to 32767.
     public static let maxViewDevicePixels = 16384.0
@@ -39,6 +41,17 @@ public struct MeasurementSession: Sendable {
 
     public mutating func loadFinished(at t: Double) {
         finishedAt = t
+    }
+
+    /// The engine stopped every load of the page. WebKit then leaves `document.fonts` loading
+    /// for good when a font load was among them, so fonts no longer count as pending: waiting
+    /// for them would hold the verdict until the timeout (seen on a corpus page that reloads
+    /// itself: 15 s instead of 0.3 s).
+    public mutating func stoppedLoads(at t: Double) {
+        loadsStopped = true
+        guard pending.fonts else { return }
+        pending.fonts = false
+        if pending.isEmpty { pendingClearedAt = t }
     }
 
     /// When each schedule poll is due, seconds since the load started (empty before load finished).
@@ -69,6 +82,7 @@ public struct MeasurementSession: Sendable {
     public mutating func updatePending(_ work: PendingWork, at t: Double) {
         var counted = work.counting(before: options.timeout)
         if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }
+        if loadsStopped { counted.fonts = false }
         if !pending.isEmpty && counted.isEmpty { pendingClearedAt = t }
         pending = counted
     }
