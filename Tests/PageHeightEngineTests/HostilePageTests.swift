@@ -1,7 +1,7 @@
 // HostilePageTests.swift - hostile pages and faults: every case of Pages/hostile/cases.json
 // must get its declared status, message and height within its wall-time bound, through the
 // library and all together in one `pageheight batch`; `--offline` must let no request out;
-// a page cannot read /etc/passwd; the web processes run without the JIT.
+// a page cannot read /etc/passwd.
 //
 // Pages/hostile/cases.json is an array of cases:
 //
@@ -298,24 +298,6 @@ struct HostilePageTests {
             #expect(report.height == 400, "\(source.url): \(report.height ?? -1): something was read")
             #expect(report.status == .ok, "\(source.url): \(report.status.rawValue) \(report.message ?? "")")
             #expect(seconds < 3, "\(source.url): verdict after \(String(format: "%.2f", seconds)) s: \(report.message ?? "")")
-        }
-    }
-
-    // MARK: - Engine settings
-
-    /// The web processes run JavaScriptCore without its JIT (about 30 MB less each, BENCHMARKS.md):
-    /// they inherit JSC_useJIT=false from pageheight's environment.
-    @Test func webProcessesRunWithoutTheJIT() async throws {
-        let options = try CommandLineArguments.parse(["--until", "quick", "x"]).options
-        let engine = try PageHeightEngine.shared()
-        let page = FixtureCase.pagesDirectory.appendingPathComponent("hostile/plain.txt").path
-        _ = await engine.measure(.file(page), options: options)
-        let processes = Self.webProcesses()
-        #expect(!processes.isEmpty, "no web process is left running after a page")
-        for pid in processes {
-            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
-            let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            #expect(variables.contains("JSC_useJIT=false"), "web process \(pid): JSC_useJIT is \(variables.first { $0.hasPrefix("JSC_useJIT=") } ?? "unset")")
         }
     }
 

@@ -34,11 +34,6 @@ public final class PageHeightEngine: @unchecked Sendable {
         // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
         // Xvfb (tree peak on 33 corpus pages, one job: 469 MB -> 393 MB).
         setenv("GDK_RENDERING", "image", 0)
-        // JavaScriptCore interprets, as in Safari's Lockdown Mode: a web process without JIT
-        // code and profiles is about 30 MB smaller, each job's as well (a corpus page's scripts
-        // run once, so they lose about 7% of page time). JSC_useJIT=true in the environment
-        // turns the JIT back on; the web processes inherit this process's environment.
-        setenv("JSC_useJIT", "false", 0)
         // GLib and WebKit start a score of threads; one malloc arena each would keep memory
         // that another thread freed out of reach. Two arenas serve this process.
         mallopt(M_ARENA_MAX, 2)
