@@ -226,6 +226,35 @@ struct HostilePageTests {
         }
     }
 
+    /// A page that navigates to itself while it loads, followed by another page in the same
+    /// view, twenty times: each following page gets its own height. (Before views came back
+    /// blank between pages, the navigation's late load events reached the next page, which then
+    /// reported at once, on the wrong document, and handed its own events on down the batch:
+    /// 1 to 3 of 20 wrong here, and on the corpus a run of pages each with its predecessor's height.)
+    @Test func aPageThatNavigatesItselfDoesNotReachTheNextPage() throws {
+        let pages = FixtureCase.pagesDirectory
+        let navigator = pages.appendingPathComponent("hostile/navigates-itself.html").path
+        let staticPage = pages.appendingPathComponent("static.html").path
+        let entries = (0..<20).flatMap { _ in [navigator, staticPage] }
+        let directory = try Self.temporaryDirectory("navigates-itself")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = directory.appendingPathComponent("list.txt").path
+        let out = directory.appendingPathComponent("out.jsonl").path
+        try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+
+        let run = try Self.runBinary(["batch", "--jobs", "1", "--until", "quick", "--no-fit", "--no-progress",
+                                      "--out", out, list], within: 60)
+        #expect(!run.timedOut && run.signal == nil, "the batch did not end well: \(run.stderr.suffix(400))")
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        let reports = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(Set(reports.compactMap { $0["index"] as? Int }) == Set(0..<entries.count), "one result per entry")
+        for report in reports {
+            guard let index = report["index"] as? Int, index % 2 == 1 else { continue }
+            #expect(report["status"] as? String == "ok" && report["height"] as? Double == 1234,
+                    "entry \(index), static.html after the navigating page: \(report["status"] ?? "-") \(report["height"] ?? "-")")
+        }
+    }
+
     /// A 100 KB URL as a command-line argument: measured like any other.
     @Test func aHundredKilobyteURLOnTheCommandLine() throws {
         let server = try #require(Self.server)

@@ -361,24 +361,41 @@ final class MeasurementDriver {
                         if let error { report.snapshotError = error } else { report.snapshot = snapshotPath }
                     }
                     note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
-                    if let view {
-                        if case .crashed = reason { view.retire() }
-                        if self.freshView { view.retire() }
-                        if case .timedOut = reason {
-                            // A page that never finished or stalled may still be spinning: its
-                            // web process must not measure the next page, nor outlive us.
-                            view.terminateWebProcess()
-                            view.retire()
-                        }
-                        // Not now: end() may run inside one of the view's own signals
-                        // (web-process-terminated, load-failed), and WebKit still uses the view
-                        // after the handler returns. Closing it there crashes.
-                        let pool = self.pool, options = self.options
-                        _ = GLibTimer(after: 0) { pool.checkin(view, options: options) }
+                    guard let view else {
+                        completion(report)
+                        keepAlive = nil
+                        return
                     }
-                    view = nil
-                    completion(report)
-                    keepAlive = nil
+                    if case .crashed = reason { view.retire() }
+                    if self.freshView { view.retire() }
+                    if case .timedOut = reason {
+                        // A page that never finished or stalled may still be spinning: its
+                        // web process must not measure the next page, nor outlive us.
+                        view.terminateWebProcess()
+                        view.retire()
+                    }
+                    self.view = nil
+                    // Not now: end() may run inside one of the view's own signals
+                    // (web-process-terminated, load-failed), and WebKit still uses the view
+                    // after the handler returns. Closing or loading it there crashes.
+                    let pool = self.pool, options = self.options
+                    _ = GLibTimer(after: 0) { [self] in
+                        // The report waits for the blank page (a few ms), so that the next page
+                        // gets this view back rather than a new web process.
+                        let handOver = {
+                            pool.checkin(view, options: options)
+                            self.completion(report)
+                            self.keepAlive = nil
+                        }
+                        guard view.reusable else { return handOver() }
+                        view.blank { clean in
+                            if !clean {
+                                self.note("the view did not come back blank: not reused")
+                                view.retire()
+                            }
+                            handOver()
+                        }
+                    }
                 }
             }
         }
@@ -431,7 +448,7 @@ final class MeasurementDriver {
 }
 
 /// Calls a completion at most once (an answer and its guard timer race).
-private final class Once<Value> {
+final class Once<Value> {
     private var body: ((Value) -> Void)?
     init(_ body: @escaping (Value) -> Void) { self.body = body }
     func call(_ value: Value) {

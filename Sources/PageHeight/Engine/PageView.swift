@@ -29,12 +29,14 @@ final class PageView {
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
     private let zoom: Double
     private let cssWidth: Int
+    private let javascript: Bool
 
     init(context: OpaquePointer, options: MeasureOptions) {
         manager = webkit_user_content_manager_new()
         view = ph_web_view_new(UnsafeMutablePointer(context), manager)
         zoom = options.zoom
         cssWidth = options.width
+        javascript = options.javascript
         g_object_ref_sink(UnsafeMutableRawPointer(view))
 
         let settings = webkit_web_view_get_settings(view)
@@ -114,6 +116,31 @@ final class PageView {
         events.processTerminated = { [weak self] _ in self?.reusable = false }
         events.probeMessage = { _ in }
         setViewportHeight(height)
+    }
+
+    /// Replaces the page with about:blank, so that nothing of it reaches the next page's
+    /// handlers: a navigation its scripts start after its verdict, a load event still on its
+    /// way. Without this a batch could hand one page's load events, and so its height, to the
+    /// next page. `done(true)` once the document itself says it is a complete about:blank (the
+    /// view's URI changes as soon as a load is asked for, so only the page can tell);
+    /// `done(false)` if that did not happen within a second, or the view cannot run JavaScript:
+    /// then the view must not be reused.
+    func blank(_ done: @escaping (Bool) -> Void) {
+        let once = Once(done)
+        guard javascript, reusable else { return once.call(false) }
+        let guardTimer = GLibTimer(after: 1) { once.call(false) }
+        events.loadFailed = { _, _, _, _ in }
+        events.probeMessage = { _ in }
+        events.loadChanged = { [weak self] event in
+            guard event == WEBKIT_LOAD_FINISHED, let self else { return }
+            self.evaluate("location.href + ' ' + document.readyState") { result in
+                if case .success(let json) = result, json == "\"about:blank complete\"" {
+                    guardTimer.cancel()
+                    once.call(true)
+                }
+            }
+        }
+        webkit_web_view_load_uri(view, "about:blank")
     }
 
     /// Kills the view's web process (a page stuck in a busy loop keeps spinning otherwise).
