@@ -388,7 +388,7 @@ final class MeasurementDriver {
                             self.keepAlive = nil
                         }
                         guard view.reusable else { return handOver() }
-                        view.blank { clean in
+                        view.blank(height: Double(options.height)) { clean in
                             if !clean {
                                 self.note("the view did not come back blank: not reused")
                                 view.retire()

@@ -118,28 +118,44 @@ final class PageView {
         setViewportHeight(height)
     }
 
-    /// Replaces the page with about:blank, so that nothing of it reaches the next page's
-    /// handlers: a navigation its scripts start after its verdict, a load event still on its
-    /// way. Without this a batch could hand one page's load events, and so its height, to the
-    /// next page. `done(true)` once the document itself says it is a complete about:blank (the
-    /// view's URI changes as soon as a load is asked for, so only the page can tell);
-    /// `done(false)` if that did not happen within a second, or the view cannot run JavaScript:
-    /// then the view must not be reused.
-    func blank(_ done: @escaping (Bool) -> Void) {
+    /// Replaces the page with about:blank at a viewport `height` CSS px tall, so that nothing
+    /// of the page reaches the next one: a navigation its scripts start after its verdict, a
+    /// load event still on its way, the view height fit mode gave it. Without this a batch
+    /// could hand one page's load events, and so its height, to the next page, or lay the next
+    /// page out in a viewport still as tall as the last (a 100vh page then measures that).
+    /// `done(true)` once the document itself says it is a complete about:blank with that
+    /// viewport (the view's URI changes as soon as a load is asked for, and a resize takes
+    /// 20-40 ms, so only the page can tell); `done(false)` if that did not happen within a
+    /// second, or the view cannot run JavaScript: then the view must not be reused.
+    func blank(height: Double, _ done: @escaping (Bool) -> Void) {
         let once = Once(done)
         guard javascript, reusable else { return once.call(false) }
-        let guardTimer = GLibTimer(after: 1) { once.call(false) }
-        events.loadFailed = { _, _, _, _ in }
-        events.probeMessage = { _ in }
-        events.loadChanged = { [weak self] event in
-            guard event == WEBKIT_LOAD_FINISHED, let self else { return }
-            self.evaluate("location.href + ' ' + document.readyState") { result in
-                if case .success(let json) = result, json == "\"about:blank complete\"" {
+        let expected = "\"about:blank complete \(Int(expectedInnerHeight(for: height)))\""
+        var finished = false, gaveUp = false
+        let guardTimer = GLibTimer(after: 1) {
+            gaveUp = true
+            once.call(false)
+        }
+        func check() {
+            guard finished, !gaveUp else { return }
+            evaluate("location.href + ' ' + document.readyState + ' ' + window.innerHeight") { result in
+                guard case .success(let json) = result else { return }
+                if json == expected {
                     guardTimer.cancel()
                     once.call(true)
+                } else if json.hasPrefix("\"about:blank complete ") {
+                    _ = GLibTimer(after: 0.01) { check() } // the viewport is still resizing
                 }
             }
         }
+        events.loadFailed = { _, _, _, _ in }
+        events.probeMessage = { _ in }
+        events.loadChanged = { event in
+            guard event == WEBKIT_LOAD_FINISHED else { return }
+            finished = true
+            check()
+        }
+        setViewportHeight(height)
         webkit_web_view_load_uri(view, "about:blank")
     }
 
