@@ -118,19 +118,24 @@ final class PageView {
         setViewportHeight(height)
     }
 
-    /// Replaces the page with about:blank at a viewport `height` CSS px tall, so that nothing
-    /// of the page reaches the next one: a navigation its scripts start after its verdict, a
-    /// load event still on its way, the view height fit mode gave it. Without this a batch
-    /// could hand one page's load events, and so its height, to the next page, or lay the next
-    /// page out in a viewport still as tall as the last (a 100vh page then measures that).
-    /// `done(true)` once the document itself says it is a complete about:blank with that
-    /// viewport (the view's URI changes as soon as a load is asked for, and a resize takes
-    /// 20-40 ms, so only the page can tell); `done(false)` if that did not happen within a
-    /// second, or the view cannot run JavaScript: then the view must not be reused.
+    /// Replaces the page with an empty document of its own at a viewport `height` CSS px tall,
+    /// so that nothing of the page reaches the next one: a navigation its scripts start after
+    /// its verdict, a load event still on its way, the view height fit mode gave it. Without
+    /// this a batch could hand one page's load events, and so its height, to the next page, or
+    /// lay the next page out in a viewport still as tall as the last (a 100vh page then
+    /// measures that). `done(true)` once the view has finished loading and the document itself
+    /// says it is that blank page, complete, with that viewport: the view's URI changes as soon
+    /// as a load is asked for and a resize takes 20-40 ms, so only the page can tell, and the
+    /// title is new each time, so that a page that failed to load (still the initial
+    /// about:blank) cannot pass for it. `done(false)` if that did not happen within a second,
+    /// or the view cannot run JavaScript: then the view must not be reused.
     func blank(height: Double, _ done: @escaping (Bool) -> Void) {
         let once = Once(done)
         guard javascript, reusable else { return once.call(false) }
-        let expected = "\"about:blank complete \(Int(expectedInnerHeight(for: height)))\""
+        Self.blanks += 1
+        let title = "pageheight-blank-\(Self.blanks)"
+        let prefix = "\"\(title) complete "
+        let expected = prefix + "\(Int(expectedInnerHeight(for: height)))\""
         var finished = false, gaveUp = false
         let guardTimer = GLibTimer(after: 1) {
             gaveUp = true
@@ -138,13 +143,15 @@ final class PageView {
         }
         func check() {
             guard finished, !gaveUp else { return }
-            evaluate("location.href + ' ' + document.readyState + ' ' + window.innerHeight") { result in
-                guard case .success(let json) = result else { return }
-                if json == expected {
+            evaluate("document.title + ' ' + document.readyState + ' ' + window.innerHeight") { [weak self] result in
+                guard let self, case .success(let json) = result, json.hasPrefix(prefix) else { return }
+                // The blank document's own load-finished comes before this answer (the web
+                // process reports a load complete before it runs the next script).
+                if json == expected && webkit_web_view_is_loading(self.view) == 0 {
                     guardTimer.cancel()
                     once.call(true)
-                } else if json.hasPrefix("\"about:blank complete ") {
-                    _ = GLibTimer(after: 0.01) { check() } // the viewport is still resizing
+                } else {
+                    _ = GLibTimer(after: 0.01) { check() } // still resizing, or still loading
                 }
             }
         }
@@ -156,8 +163,11 @@ final class PageView {
             check()
         }
         setViewportHeight(height)
-        webkit_web_view_load_uri(view, "about:blank")
+        webkit_web_view_load_uri(view, "data:text/html,%3Ctitle%3E\(title)%3C%2Ftitle%3E")
     }
+
+    /// Blank pages loaded so far (their titles tell them apart). GLib thread only.
+    nonisolated(unsafe) private static var blanks = 0
 
     /// Kills the view's web process (a page stuck in a busy loop keeps spinning otherwise).
     func terminateWebProcess() {
