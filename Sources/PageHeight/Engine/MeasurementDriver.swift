@@ -378,22 +378,11 @@ final class MeasurementDriver {
                     // Not now: end() may run inside one of the view's own signals
                     // (web-process-terminated, load-failed), and WebKit still uses the view
                     // after the handler returns. Closing or loading it there crashes.
-                    let pool = self.pool, options = self.options
+                    // The report waits for the view to be back in the pool (blank, a few ms).
                     _ = GLibTimer(after: 0) { [self] in
-                        // The report waits for the blank page (a few ms), so that the next page
-                        // gets this view back rather than a new web process.
-                        let handOver = {
-                            pool.checkin(view, options: options)
+                        pool.checkin(view, options: options) {
                             self.completion(report)
                             self.keepAlive = nil
-                        }
-                        guard view.reusable else { return handOver() }
-                        view.blank(height: Double(options.height)) { clean in
-                            if !clean {
-                                self.note("the view did not come back blank: not reused")
-                                view.retire()
-                            }
-                            handOver()
                         }
                     }
                 }

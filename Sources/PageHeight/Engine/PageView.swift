@@ -107,17 +107,6 @@ final class PageView {
         g_object_unref(UnsafeMutableRawPointer(manager))
     }
 
-    /// Makes the view ready for another page: stops the load, forgets the handlers' targets,
-    /// and gives the viewport its initial height again.
-    func prepareForReuse(height: Double) {
-        webkit_web_view_stop_loading(view)
-        events.loadChanged = { _ in }
-        events.loadFailed = { _, _, _, _ in }
-        events.processTerminated = { [weak self] _ in self?.reusable = false }
-        events.probeMessage = { _ in }
-        setViewportHeight(height)
-    }
-
     /// Replaces the page with an empty document of its own at a viewport `height` CSS px tall,
     /// so that nothing of the page reaches the next one: a navigation its scripts start after
     /// its verdict, a load event still on its way, the view height fit mode gave it. Without
@@ -149,6 +138,7 @@ final class PageView {
                 // process reports a load complete before it runs the next script).
                 if json == expected && webkit_web_view_is_loading(self.view) == 0 {
                     guardTimer.cancel()
+                    self.events.loadChanged = { _ in }
                     once.call(true)
                 } else {
                     _ = GLibTimer(after: 0.01) { check() } // still resizing, or still loading
@@ -157,6 +147,7 @@ final class PageView {
         }
         events.loadFailed = { _, _, _, _ in }
         events.probeMessage = { _ in }
+        events.processTerminated = { [weak self] _ in self?.reusable = false }
         events.loadChanged = { event in
             guard event == WEBKIT_LOAD_FINISHED else { return }
             finished = true

@@ -27,16 +27,24 @@ final class ViewPool {
         return PageView(context: context, options: options)
     }
 
-    /// Returns a view after a page; it is kept for the next page when it can be reused.
-    func checkin(_ view: PageView, options: MeasureOptions) {
+    /// Returns a view after a page. A view that can be reused is kept for the next page once
+    /// it is blank again (`PageView.blank`), else closed; `then` runs when the view is back or
+    /// gone (a few ms), so that the next page gets it back rather than a new web process.
+    func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
         view.uses += 1
         let key = Self.key(options)
         guard view.reusable, view.uses < Self.maxUses, (idle[key]?.count ?? 0) < maxIdle else {
             view.close()
-            return
+            return then()
         }
-        view.prepareForReuse(height: Double(options.height))
-        idle[key, default: []].append(view)
+        view.blank(height: Double(options.height)) { [self] clean in
+            if clean, (idle[key]?.count ?? 0) < maxIdle {
+                idle[key, default: []].append(view)
+            } else {
+                view.close()
+            }
+            then()
+        }
     }
 
     /// The settings a view is made with; pages with other settings get another view.
