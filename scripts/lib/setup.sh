@@ -1,12 +1,14 @@
 # Sourced by scripts/pageheight, scripts/test and scripts/bench: installs the Debian packages
 # pageheight needs when any is missing (apt-get update first), and puts Swift on PATH.
-# Fonts: the fixture heights depend on DejaVu (the default sans, serif and mono faces here)
-# and Liberation; installing the same packages everywhere makes CI and a fresh machine alike.
+# Fonts: the fixture heights depend on DejaVu (the default sans and serif faces here), Noto Sans
+# Mono (the default monospace face once installed: a plain-text page is 1458 px with it, 1215
+# with DejaVu Sans Mono) and Liberation; installing the same packages everywhere makes CI and a
+# fresh machine alike.
 set -euo pipefail
 
 # chromium: the check report's test opens the HTML report in headless Chromium.
 PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon chromium
-                     fonts-dejavu-core fonts-liberation2)
+                     fonts-dejavu-core fonts-liberation2 fonts-noto-mono)
 
 pageheight_install() {
   local missing=()
