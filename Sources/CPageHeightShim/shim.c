@@ -239,4 +239,8 @@ static gboolean skip_drawing(GtkWidget *widget, cairo_t *cr, gpointer data) {
 
 void ph_window_skip_drawing(GtkWidget *window) {
     g_signal_connect(window, "draw", G_CALLBACK(skip_drawing), NULL);
+    // Nor does GDK process its updates: each one allocated and cleared a buffer as large as
+    // the window (25 MB for a 16384 px view) only for the draw handler to ignore it.
+    GdkWindow *gdk = gtk_widget_get_window(window);
+    if (gdk) gdk_window_freeze_updates(gdk);
 }

@@ -54,7 +54,8 @@ void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *p
 
 // Why: g_signal_connect is a macro. The off-screen window must be shown (WebKit only runs
 // ResizeObserver and animation frames for a visible view), but nobody looks at its pixels: this
-// stops GTK from copying the view into the window's surface on every frame.
+// stops GTK from copying the view into the window's surface on every frame, and freezes the
+// window's updates so GDK no longer allocates a paint buffer for them. Call once shown.
 void ph_window_skip_drawing(GtkWidget *window);
 
 // Why: prctl(PR_SET_PDEATHSIG) is varargs and must run between fork and exec, which Swift cannot do.

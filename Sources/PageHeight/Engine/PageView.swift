@@ -97,8 +97,8 @@ final class PageView {
             view.withMemoryRebound(to: GtkWidget.self, capacity: 1) { gtk_container_add(container, $0) }
         }
         setViewportHeight(Double(options.height))
-        ph_window_skip_drawing(offscreen) // shown for WebKit, never looked at
         gtk_widget_show_all(offscreen)
+        ph_window_skip_drawing(offscreen) // shown for WebKit, never looked at (once realized)
     }
 
     deinit {
