@@ -11,11 +11,13 @@ WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManag
     return WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW,
                                         "web-context", context,
                                         "user-content-manager", manager,
+                                        "is-ephemeral", TRUE,
                                         NULL));
 }
 
-WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_seconds) {
-    WebKitWebsiteDataManager *manager = webkit_website_data_manager_new_ephemeral();
+WebKitWebContext *ph_web_context_new(guint limit_mb, double poll_seconds, const char *directory) {
+    WebKitWebsiteDataManager *manager = webkit_website_data_manager_new("base-data-directory", directory,
+                                                                        "base-cache-directory", directory, NULL);
     WebKitMemoryPressureSettings *pressure = webkit_memory_pressure_settings_new();
     webkit_memory_pressure_settings_set_memory_limit(pressure, limit_mb);
     webkit_memory_pressure_settings_set_kill_threshold(pressure, 1.0); // 0, the default, never kills
@@ -201,6 +203,24 @@ void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_da
         return;
     }
     webkit_web_resource_get_data(resource, cancellable, resource_read, pending_new((gpointer)fn, data, NULL));
+}
+
+static void website_data_cleared(GObject *source, GAsyncResult *result, gpointer user_data) {
+    Pending *pending = user_data;
+    GError *error = NULL;
+    gchar *message = NULL;
+    if (!webkit_website_data_manager_clear_finish(WEBKIT_WEBSITE_DATA_MANAGER(source), result, &error)) {
+        message = describe_error(error);
+        g_error_free(error);
+    }
+    ((ph_done_fn)pending->fn)(message, pending->data);
+    g_free(message);
+    pending_free(pending);
+}
+
+void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data) {
+    webkit_website_data_manager_clear(webkit_web_view_get_website_data_manager(view), WEBKIT_WEBSITE_DATA_ALL, 0, NULL,
+                                      website_data_cleared, pending_new((gpointer)fn, data, NULL));
 }
 
 void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *proxy_uri) {

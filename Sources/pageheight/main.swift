@@ -116,6 +116,7 @@ func installSignalHandlers() -> [DispatchSourceSignal] {
         signal(signo, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
         source.setEventHandler {
+            PageHeightEngine.removeFiles()
             _exit(code)
         }
         source.resume()
@@ -129,6 +130,7 @@ let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dr
     : subcommand == "sweep" ? await runSweep(Array(CommandLine.arguments.dropFirst(2)))
     : await run()
 fflush(stdout)
+PageHeightEngine.removeFiles()
 // Our Xvfb goes with the process (PR_SET_PDEATHSIG); killing it first would make GTK exit(1) on
 // the lost display. `_exit` skips exit handlers that would race with the engine's thread.
 _exit(code)

@@ -55,6 +55,21 @@ struct BatchCommandTests {
         #expect(byIndex[2]?["height"] as? Double == 500)
     }
 
+    /// The engine's files (its web context's directory) go with the run, and a directory left
+    /// by a run that was killed is swept up by the next one.
+    @Test func aRunLeavesNoFilesBehindAndSweepsUpAKilledRunsFiles() throws {
+        let temporary = NSTemporaryDirectory()
+        var gone: Int32 = 4_000_000 // a pid that no process has
+        while kill(gone, 0) == 0 || errno != ESRCH { gone -= 1 }
+        let left = temporary + "pageheight-webkit-\(gone)"
+        try FileManager.default.createDirectory(atPath: left + "/storage", withIntermediateDirectories: true)
+        let run = try start(["\(pages.path)/static.html"])
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: temporary + "pageheight-webkit-\(run.processIdentifier)"))
+        #expect(!FileManager.default.fileExists(atPath: left), "a killed run's directory is still there")
+    }
+
     /// Killed with SIGKILL in the middle, the same command with --resume measures every page
     /// exactly once in all.
     @Test func killNineThenResumeLosesNothingAndMeasuresNothingTwice() throws {

@@ -75,6 +75,21 @@ struct FixturePageTests {
         #expect(quick.timings.total <= full.timings.total + 0.25, "\(fixture): stopping early must not be slower")
     }
 
+    /// A page measures the same whichever pages came before it in its view: what one page
+    /// stored (a cookie, local and session storage, a database) is gone before the next page.
+    @Test func aPageFindsNothingAnEarlierPageStored() async throws {
+        let engine = try PageHeightEngine.shared()
+        let options = try CommandLineArguments.parse(["x"]).options
+        let pages = FixtureCase.pagesDirectory
+        for round in 1...3 {
+            let leaves = await engine.measure(.file(pages.appendingPathComponent("leaves-traces.html").path), options: options)
+            #expect(leaves.status == .ok && leaves.height == 300, "round \(round): leaves-traces gave \(leaves.height ?? -1)")
+            let finds = await engine.measure(.file(pages.appendingPathComponent("finds-traces.html").path), options: options)
+            #expect(finds.status == .ok && finds.height == 100,
+                    "round \(round): finds-traces found traces: \(finds.height ?? -1) px")
+        }
+    }
+
     private func measure(_ fixture: FixtureCase, until: StopRule) async throws -> PageReport {
         var arguments = try CommandLineArguments.parse(fixture.arguments + ["x"])
         arguments.options.until = until

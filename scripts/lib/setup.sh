@@ -32,7 +32,14 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "pageheight: the Swift toolchain (6.x) is not on PATH" >&2; exit 1; }
 
 # SwiftPM warns about pkg-config's -pthread on every build; drop that one line.
-pageheight_filter() { grep --line-buffered -v "prohibited flag" || true; }
+pageheight_filter() { grep --line-buffered -v -e "prohibited flag" -e "use of .mktemp. is dangerous" || true; }
+
+# The release binary, with the Swift runtime and Foundation linked in: the process then touches
+# only the parts it uses and has fewer relocations to write (one job's tree peak on the 185 corpus
+# pages, quick rule: 305 -> 297 MB). Progress goes to stderr.
+pageheight_build_release() {
+    (cd "$PAGEHEIGHT_ROOT" && swift build -c release --static-swift-stdlib --product pageheight 2>&1 | pageheight_filter >&2)
+}
 
 PAGEHEIGHT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export PAGEHEIGHT_ROOT

@@ -11,12 +11,14 @@
 // Why: Swift's Glibc module leaves out malloc.h (mallopt, malloc_trim: the engine's memory upkeep).
 #include <malloc.h>
 
-// Why: g_object_new is varargs; a view needs both its context and its content manager.
+// Why: g_object_new is varargs; a view needs its context, its content manager and is-ephemeral.
+// The view is ephemeral: its website data (cookies, storage, caches) live in a store of its own, in memory.
 WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager);
 
 // Why: memory-pressure-settings is a construct-only property: g_object_new (varargs) is the only way.
-// An ephemeral context whose web processes are killed above `limit_mb` MB, checked every `poll_seconds`.
-WebKitWebContext *ph_web_context_new_ephemeral(guint limit_mb, double poll_seconds);
+// A context whose web processes are killed above `limit_mb` MB, checked every `poll_seconds`. Its own
+// data manager keeps its files under `directory`; its views, all ephemeral, never use it for page data.
+WebKitWebContext *ph_web_context_new(guint limit_mb, double poll_seconds, const char *directory);
 
 // Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types.
 typedef void (*ph_load_changed_fn)(WebKitWebView *view, WebKitLoadEvent event, gpointer data);
@@ -43,6 +45,10 @@ void ph_evaluate(WebKitWebView *view, const char *script, GCancellable *cancella
 // Why: the snapshot arrives as a cairo surface through an async _finish; this writes it as PNG.
 typedef void (*ph_done_fn)(const char *error, gpointer data);
 void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancellable, ph_done_fn fn, gpointer data);
+
+// Why: the clear's result arrives through an async _finish.
+// Forgets everything pages left in `view`'s own data store (cookies, storages, databases, caches).
+void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data);
 
 // Why: the main resource's bytes arrive through an async _finish (used for the text-length fallback).
 typedef void (*ph_data_fn)(const guchar *bytes, gsize length, const char *error, gpointer data);

@@ -53,7 +53,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         if let pool = pools[offline] { return pool }
         // A page that allocates without end gets its web process killed at 2 GB (checked
         // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
-        let context = ph_web_context_new_ephemeral(2048, 1.0)!
+        let context = ph_web_context_new(2048, 1.0, try ContextDirectory.path())!
         // WebKit's default model: the document-viewer one changed some pages' layout.
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
@@ -95,9 +95,9 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
-    /// Stops the engine's own Xvfb (if it started one). Call before exiting on a signal.
-    public static func stopDisplay() {
-        VirtualDisplay.stop()
+    /// Removes the files the engine made (its web contexts' directory). Call before `_exit`;
+    /// a run killed before it could is swept up by the next one.
+    public static func removeFiles() {
+        ContextDirectory.remove()
     }
 }
-

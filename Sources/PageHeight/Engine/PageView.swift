@@ -274,6 +274,17 @@ final class PageView {
         }, box)
     }
 
+    /// Forgets everything pages stored in this view's own data store (cookies, local and
+    /// session storage, databases, caches), so that the next page starts as the first did.
+    /// `done(false)` if WebKit could not: then the view must not be reused.
+    func forgetWebsiteData(_ done: @escaping (Bool) -> Void) {
+        let box = Unmanaged.passRetained(CompletionBox(done)).toOpaque()
+        ph_web_view_clear_website_data(view, { error, data in
+            let completion = Unmanaged<CompletionBox<Bool>>.fromOpaque(data!).takeRetainedValue()
+            completion.body(error == nil)
+        }, box)
+    }
+
     /// The bytes of the main resource as loaded (for the text-length fallback).
     func mainResourceData(completion: @escaping (Data?) -> Void) {
         let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()

@@ -33,7 +33,9 @@ final class ViewPool {
     }
 
     /// Returns a view after a page. A view that can be reused is kept for the next page once
-    /// it is blank again (`PageView.blank`), else closed; `then` runs when the view is back or
+    /// it is blank again (`PageView.blank`) and has forgotten what the page stored (its
+    /// cookies, storage and caches: a page must measure the same whichever pages came before
+    /// it in the view), else closed; `then` runs when the view is back or
     /// gone (a few ms), so that the next page gets it back rather than a new web process.
     func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
         view.uses += 1
@@ -43,12 +45,18 @@ final class ViewPool {
             return then()
         }
         view.blank(height: Double(options.height)) { [self] clean in
-            if clean, (idle[key]?.count ?? 0) < maxIdle {
-                idle[key, default: []].append(view)
-            } else {
+            guard clean else {
                 view.close()
+                return then()
             }
-            then()
+            view.forgetWebsiteData { [self] forgotten in
+                if forgotten, (idle[key]?.count ?? 0) < maxIdle {
+                    idle[key, default: []].append(view)
+                } else {
+                    view.close()
+                }
+                then()
+            }
         }
     }
 
