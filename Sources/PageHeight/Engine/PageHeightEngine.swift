@@ -2,7 +2,7 @@ import CPageHeightShim
 import CWebKit
 import Foundation
 
-/// The measuring engine: one GLib thread with GTK and WebKit, an ephemeral web context per
+/// The measuring engine: one GLib thread with GTK and WebKit, a web context (of ephemeral views) per
 /// network mode (online, `--offline`), and, when `DISPLAY` is unset, an Xvfb of its own.
 ///
 /// Start it once per process with `PageHeightEngine.shared()`; `measure` may be called from
