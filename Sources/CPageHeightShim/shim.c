@@ -219,7 +219,13 @@ static void website_data_cleared(GObject *source, GAsyncResult *result, gpointer
 }
 
 void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data) {
-    webkit_website_data_manager_clear(webkit_web_view_get_website_data_manager(view), WEBKIT_WEBSITE_DATA_ALL, 0, NULL,
+    // What pages store, not the engine's caches: clearing the memory cache of a live web
+    // process is not needed for that, and the next page's resources are loaded afresh anyway.
+    WebKitWebsiteDataTypes stored = WEBKIT_WEBSITE_DATA_COOKIES | WEBKIT_WEBSITE_DATA_LOCAL_STORAGE |
+                                    WEBKIT_WEBSITE_DATA_SESSION_STORAGE | WEBKIT_WEBSITE_DATA_INDEXEDDB_DATABASES |
+                                    WEBKIT_WEBSITE_DATA_WEBSQL_DATABASES | WEBKIT_WEBSITE_DATA_OFFLINE_APPLICATION_CACHE |
+                                    WEBKIT_WEBSITE_DATA_SERVICE_WORKER_REGISTRATIONS | WEBKIT_WEBSITE_DATA_DOM_CACHE;
+    webkit_website_data_manager_clear(webkit_web_view_get_website_data_manager(view), stored, 0, NULL,
                                       website_data_cleared, pending_new((gpointer)fn, data, NULL));
 }
 

@@ -47,7 +47,7 @@ typedef void (*ph_done_fn)(const char *error, gpointer data);
 void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancellable, ph_done_fn fn, gpointer data);
 
 // Why: the clear's result arrives through an async _finish.
-// Forgets everything pages left in `view`'s own data store (cookies, storages, databases, caches).
+// Forgets what pages stored in `view`'s own data store (cookies, storages, databases, service workers).
 void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data);
 
 // Why: the main resource's bytes arrive through an async _finish (used for the text-length fallback).

@@ -25,6 +25,11 @@ if (window.__pageheight) return;
 const handlers = window.webkit && window.webkit.messageHandlers;
 const channel = handlers && handlers.pageheight;
 if (!channel) return;
+// A page starts with nothing stored, as on a first visit. The view's data store was cleared
+// after its last page, but the web process keeps its own copy of an origin's storage, which
+// that clear reaches only later: emptying it here, before any script of the page, is certain.
+try { localStorage.clear(); } catch (e) {}
+try { sessionStorage.clear(); } catch (e) {}
 const post = channel.postMessage.bind(channel);
 const now = () => performance.now();
 const nativeSetTimeout = window.setTimeout.bind(window);
