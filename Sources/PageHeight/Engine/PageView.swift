@@ -274,8 +274,8 @@ final class PageView {
         }, box)
     }
 
-    /// Forgets everything pages stored in this view's own data store (cookies, local and
-    /// session storage, databases, caches), so that the next page starts as the first did.
+    /// Forgets what pages stored in this view's own data store (cookies, local and session
+    /// storage, databases, service workers), so that the next page starts as the first did.
     /// `done(false)` if WebKit could not: then the view must not be reused.
     func forgetWebsiteData(_ done: @escaping (Bool) -> Void) {
         let box = Unmanaged.passRetained(CompletionBox(done)).toOpaque()

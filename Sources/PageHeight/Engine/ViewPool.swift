@@ -34,7 +34,7 @@ final class ViewPool {
 
     /// Returns a view after a page. A view that can be reused is kept for the next page once
     /// it is blank again (`PageView.blank`) and has forgotten what the page stored (its
-    /// cookies, storage and caches: a page must measure the same whichever pages came before
+    /// cookies, storage and databases: a page must measure the same whichever pages came before
     /// it in the view), else closed; `then` runs when the view is back or
     /// gone (a few ms), so that the next page gets it back rather than a new web process.
     func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
