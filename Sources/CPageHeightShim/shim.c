@@ -258,6 +258,33 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     _exit(127);
 }
 
+typedef struct {
+    gboolean done;
+    WebKitUserContentFilter *filter;
+    GError *error;
+} FilterCompilation;
+
+static void filter_saved(GObject *source, GAsyncResult *result, gpointer data) {
+    FilterCompilation *compilation = data;
+    compilation->filter =
+        webkit_user_content_filter_store_save_finish(WEBKIT_USER_CONTENT_FILTER_STORE(source), result, &compilation->error);
+    compilation->done = TRUE;
+}
+
+WebKitUserContentFilter *ph_compile_content_filter(const char *directory, const char *identifier, const char *json,
+                                                   char **error) {
+    WebKitUserContentFilterStore *store = webkit_user_content_filter_store_new(directory);
+    GBytes *source = g_bytes_new(json, strlen(json));
+    FilterCompilation compilation = {FALSE, NULL, NULL};
+    webkit_user_content_filter_store_save(store, identifier, source, NULL, filter_saved, &compilation);
+    while (!compilation.done) g_main_context_iteration(NULL, TRUE);
+    g_bytes_unref(source);
+    g_object_unref(store);
+    if (!compilation.filter) *error = compilation.error ? describe_error(compilation.error) : g_strdup("no filter");
+    g_clear_error(&compilation.error);
+    return compilation.filter;
+}
+
 static gboolean skip_drawing(GtkWidget *widget, cairo_t *cr, gpointer data) {
     (void)widget; (void)cr; (void)data;
     return TRUE; // handled: GTK draws nothing of the window's children

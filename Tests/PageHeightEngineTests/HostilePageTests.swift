@@ -275,7 +275,7 @@ struct HostilePageTests {
 
     /// A loopback server listening on every interface counts the requests a page makes to the
     /// machine's non-loopback address. Without --offline they arrive (so the test can see them);
-    /// with --offline none does, from an HTTP page on loopback or from a file page.
+    /// with --offline (refuse or block) none does, from an HTTP page on loopback or from a file page.
     @Test func offlineLetsNoRequestReachTheNetwork() async throws {
         let server = try FixtureServer(root: FixtureCase.pagesDirectory, allInterfaces: true)
         defer { server.stop() }
@@ -302,14 +302,31 @@ struct HostilePageTests {
                 #expect((arrived[how] ?? 0) > 0, "\(label): without --offline, \(how) should reach the server")
             }
 
-            options.offline = true
-            server.resetCounts()
-            let closed = await try PageHeightEngine.shared().measure(source, options: options)
-            try await Task.sleep(nanoseconds: 1_000_000_000)  // stragglers
-            let leaked = server.counts
-            print("offline (\(label)): \(closed.status.rawValue) \(closed.height ?? -1) \(closed.message ?? ""), requests arrived: \(leaked)")
-            #expect(leaked.isEmpty, "\(label): under --offline these reached the network: \(leaked)")
-            #expect(closed.status == .ok && closed.height == 400, "\(label): \(closed.status.rawValue) \(closed.message ?? "")")
+            for mode in OfflineMode.allCases {
+                options.offline = true
+                options.offlineMode = mode
+                server.resetCounts()
+                let closed = await try PageHeightEngine.shared().measure(source, options: options)
+                try await Task.sleep(nanoseconds: 1_000_000_000)  // stragglers
+                let leaked = server.counts
+                print("offline=\(mode) (\(label)): \(closed.status.rawValue) \(closed.height ?? -1) \(closed.message ?? ""), requests arrived: \(leaked)")
+                #expect(leaked.isEmpty, "\(label): under --offline=\(mode) these reached the network: \(leaked)")
+                #expect(closed.status == .ok && closed.height == 400, "\(label), \(mode): \(closed.status.rawValue) \(closed.message ?? "")")
+            }
+        }
+    }
+
+    /// A page on the network is not loaded at all offline, and the report says why, in either mode.
+    @Test func offlineRefusesAPageOnTheNetworkWithAClearMessage() async throws {
+        for mode in OfflineMode.allCases {
+            var options = try CommandLineArguments.parse(["--timeout", "5", "--offline=\(mode.rawValue)", "x"]).options
+            options.offlineMode = mode
+            let started = Date()
+            let report = try await PageHeightEngine.shared().measure(.url("http://example.com/article"), options: options)
+            #expect(report.status == .loadError && report.height == nil, "\(mode): \(report.status.rawValue)")
+            #expect(report.message?.hasPrefix("refused by --offline=\(mode.rawValue) (only local files and loopback load)") == true,
+                    "\(mode): \(report.message ?? "")")
+            #expect(Date().timeIntervalSince(started) < 3, "\(mode): refused at once, not after a timeout")
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import PageHeight
+@testable import PageHeight
 import Testing
 
 @Suite struct CommandLineArgumentsTests {
@@ -102,6 +102,50 @@ import Testing
         #expect(error("-") == .emptyStandardInput)
         #expect(error("") != nil)
         #expect(InputError.missingFile("/x").description == "no such file: /x")
+    }
+}
+
+@Suite struct OfflineModeArgumentsTests {
+    @Test func offlineAloneRefusesAndTakesAModeAfterAnEqualsSign() throws {
+        let plain = try CommandLineArguments.parse(["--offline", "a.html"])
+        #expect(plain.options.offline && plain.options.offlineMode == .refuse && plain.pages == ["a.html"])
+        let block = try CommandLineArguments.parse(["--offline=block", "a.html"])
+        #expect(block.options.offline && block.options.offlineMode == .block)
+        let refuse = try CommandLineArguments.parse(["batch", "--offline=refuse", "list.txt"])
+        #expect(refuse.options.offline && refuse.options.offlineMode == .refuse)
+        #expect(!(try CommandLineArguments.parse(["a.html"]).options.offline))
+    }
+
+    @Test func anUnknownOfflineModeIsAUsageError() {
+        #expect(throws: UsageError("unknown value 'strict' for '--offline' (one of: refuse, block)")) {
+            try CommandLineArguments.parse(["--offline=strict", "a.html"])
+        }
+    }
+
+    @Test func checkAndSweepPassTheOfflineModeOverTheSuite() throws {
+        let parsed = try CheckArguments.parse(["--offline=block", "suite.json"], command: .check)
+        let options = parsed.measuring.applied(to: MeasureOptions())
+        #expect(options.offline && options.offlineMode == .block)
+    }
+
+    @Test func theBlockRulesLetOnlyLocalAndLoopbackThrough() throws {
+        // The content-blocker rules are JSON: block all, then let each allowed prefix through.
+        let rules = try #require(try JSONSerialization.jsonObject(with: Data(OfflineBlocker.rules.utf8)) as? [[String: Any]])
+        let filters = rules.compactMap { ($0["trigger"] as? [String: Any])?["url-filter"] as? String }
+        let actions = rules.compactMap { ($0["action"] as? [String: Any])?["type"] as? String }
+        #expect(filters.first == ".*" && actions.first == "block")
+        #expect(actions.dropFirst().allSatisfy { $0 == "ignore-previous-rules" })
+        func allowed(_ url: String) -> Bool {
+            filters.dropFirst().contains { url.range(of: $0, options: .regularExpression) != nil }
+        }
+        for url in ["file:///tmp/a.html", "data:text/html,x", "about:blank", "blob:file:///1", "http://127.0.0.1:8080/x",
+                    "https://localhost/x", "http://[::1]:9/x", "ws://127.0.0.5:1/s"] {
+            #expect(allowed(url), "\(url) should load")
+        }
+        for url in ["https://example.com/", "http://localhost.example.com/", "http://128.0.0.1/", "wss://cdn.example/s",
+                    "ftp://localhost/x"] {
+            #expect(!allowed(url), "\(url) should be blocked")
+        }
     }
 }
 

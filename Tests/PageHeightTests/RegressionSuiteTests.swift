@@ -21,6 +21,14 @@ struct RegressionSuiteTests {
         #expect(suite.pages[0].location == Self.pages.appendingPathComponent("regression/card.html").path)
     }
 
+    @Test func aSuiteNamesTheOfflineMode() throws {
+        let block = try suite(#"{ "pages": ["card.html"], "offline": "block" }"#)
+        #expect(block.options.offline && block.options.offlineMode == .block)
+        let plain = try suite(#"{ "pages": ["card.html"], "offline": true }"#)
+        #expect(plain.options.offline && plain.options.offlineMode == .refuse)
+        #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "offline": "nowhere" }"#) }
+    }
+
     @Test func everyPageAtEveryWidthFontSizeAndZoomWithOptionsAndTemplates() throws {
         let suite = try suite("""
         { "pages": ["*.html", {"path": "fragment.html", "template": null}, "https://example.com/a"],

@@ -46,7 +46,9 @@ public struct MeasuringOverrides: Equatable, Sendable {
             case "--footer": options.footer = parsed.footer
             case "--fit", "--no-fit": options.fit = parsed.fit
             case "--no-javascript": options.javascript = parsed.javascript
-            case "--offline": options.offline = parsed.offline
+            case "--offline":
+                options.offline = parsed.offline
+                options.offlineMode = parsed.offlineMode
             default: preconditionFailure("not a measuring option: \(name)")
             }
         }
@@ -144,8 +146,12 @@ public struct CheckArguments: Equatable, Sendable {
                 result.format = format
             default:
                 if measuringFlags.contains(name) {
-                    try flag()
-                    result.measuring.arguments.append(name)
+                    if name == "--offline", inline != nil {
+                        result.measuring.arguments.append(argument) // --offline=MODE
+                    } else {
+                        try flag()
+                        result.measuring.arguments.append(name)
+                    }
                 } else if measuringValueOptions.contains(name) {
                     result.measuring.arguments += [name, try value()]
                 } else {

@@ -70,7 +70,14 @@ public struct CommandLineArguments: Equatable, Sendable {
             case "--fit": try flag(); result.options.fit = true
             case "--no-fit": try flag(); result.options.fit = false
             case "--no-javascript": try flag(); result.options.javascript = false
-            case "--offline": try flag(); result.options.offline = true
+            case "--offline":
+                if let inline {
+                    guard let mode = OfflineMode(rawValue: inline) else {
+                        throw UsageError("unknown value '\(inline)' for '--offline' (one of: refuse, block)")
+                    }
+                    result.options.offlineMode = mode
+                }
+                result.options.offline = true
             case "--width": result.options.width = try integer(name, try value(for: name, inline: inline))
             case "--height": result.options.height = try integer(name, try value(for: name, inline: inline))
             case "--font-size": result.options.fontSize = try integer(name, try value(for: name, inline: inline))

@@ -39,7 +39,10 @@ public enum HelpText {
           --schedule <sleeps>     The reader app's sleeps between polls, comma-separated. (default: \(schedule))
           --fit / --no-fit        Fit mode: each adopted height becomes the view's height. (default: --fit)
           --no-javascript         Turn JavaScript off (the height is then an estimate from the text).
-          --offline               Refuse at once every request but local files and loopback.
+          --offline[=MODE]        Stop at once every request but local files and loopback. refuse (default):
+                                  each request fails as on a machine without network. block: WebKit's content
+                                  blocker stops it before it is sent, so pages repeat exactly (blocked images
+                                  collapse).
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).

@@ -9,7 +9,7 @@ public enum EngineError: Error, CustomStringConvertible {
         switch self {
         case .displayFailed(let detail): "display: \(detail)"
         case .gtkInitFailed(let display): "GTK could not open the display '\(display)'"
-        case .offlineUnavailable(let detail): "--offline: no refusing port for the offline proxy (\(detail))"
+        case .offlineUnavailable(let detail): "--offline: \(detail)"
         case .contextFailed(let detail): "web context: \(detail)"
         }
     }

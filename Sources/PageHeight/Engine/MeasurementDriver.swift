@@ -78,7 +78,7 @@ final class MeasurementDriver {
     }
 
     private func load(in view: PageView) {
-        note("loading \(source.url.prefix(200))\(options.offline ? " (offline)" : "")")
+        note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")")
         view.load(source)
     }
 
@@ -134,8 +134,9 @@ final class MeasurementDriver {
         // Nor is a navigation the page started after it committed (stopped or blocked).
         if session.committedAt != nil && !stoppedNavigations.isEmpty { return }
         var failure = "\(message) (\(domain) \(code)) loading \(uri.prefix(200))"
-        if options.offline && message.contains("connect to proxy") {
-            failure = "refused by --offline (only local files and loopback load): \(uri.prefix(200))"
+        let blocked = domain == "WebKitPolicyError" && code == 104 // by a content blocker
+        if options.offline && (message.contains("connect to proxy") || blocked) {
+            failure = "refused by --offline=\(options.offlineMode.rawValue) (only local files and loopback load): \(uri.prefix(200))"
         }
         // "Frame load interrupted" before anything committed: either a download (nothing
         // follows) or the page replaced its own load before committing (a new load follows and

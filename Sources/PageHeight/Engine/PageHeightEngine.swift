@@ -3,14 +3,15 @@ import CWebKit
 import Foundation
 
 /// The measuring engine: one GLib thread with GTK and WebKit, a web context (of ephemeral views) per
-/// network mode (online, `--offline`), and, when `DISPLAY` is unset, an Xvfb of its own.
+/// network mode (online, `--offline=refuse`, `--offline=block`), and, when `DISPLAY` is unset, an
+/// Xvfb of its own.
 ///
 /// Start it once per process with `PageHeightEngine.shared()`; `measure` may be called from
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
     private let thread: GLibThread
     /// GLib thread only: one pool (and web context) per network mode, made on first use.
-    nonisolated(unsafe) private var pools: [Bool: ViewPool] = [:]
+    nonisolated(unsafe) private var pools: [String: ViewPool] = [:]
     nonisolated(unsafe) private var refusingPort: RefusingPort?
 
     private static let lock = NSLock()
@@ -47,23 +48,27 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
-    /// The pool for a network mode. `offline`: a context whose requests for anything but
-    /// loopback go to a refusing proxy. GLib thread only.
-    private func pool(offline: Bool) throws -> ViewPool {
-        if let pool = pools[offline] { return pool }
+    /// The pool for the network mode of `options`. Offline, the context sends every request for
+    /// anything but loopback to a refusing proxy; in block mode its views also carry the
+    /// content filter that stops those requests before they are sent (the proxy stays, for what
+    /// the filter does not see). GLib thread only.
+    private func pool(for options: MeasureOptions) throws -> ViewPool {
+        let mode = options.offline ? options.offlineMode.rawValue : "online"
+        if let pool = pools[mode] { return pool }
+        let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
         // A page that allocates without end gets its web process killed at 2 GB (checked
         // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
         let context = ph_web_context_new(2048, 1.0, try ContextDirectory.path())!
         // WebKit's default model: the document-viewer one changed some pages' layout.
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
-        if offline {
+        if options.offline {
             let port = try refusingPort ?? RefusingPort()
             refusingPort = port
             ph_web_context_route_through_proxy(context, port.proxyURI)
         }
-        let pool = ViewPool(context: OpaquePointer(context))
-        pools[offline] = pool
+        let pool = ViewPool(context: OpaquePointer(context), filter: filter)
+        pools[mode] = pool
         return pool
     }
 
@@ -80,7 +85,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             thread.perform { [self] in
                 let pool: ViewPool
                 do {
-                    pool = try self.pool(offline: options.offline)
+                    pool = try self.pool(for: options)
                 } catch {
                     let session = MeasurementSession(options: options)
                     return continuation.resume(returning: ReportBuilder(

@@ -31,8 +31,9 @@ final class PageView {
     private let cssWidth: Int
     private let javascript: Bool
 
-    init(context: OpaquePointer, options: MeasureOptions) {
+    init(context: OpaquePointer, filter: OpaquePointer? = nil, options: MeasureOptions) {
         manager = webkit_user_content_manager_new()
+        if let filter { webkit_user_content_manager_add_filter(manager, filter) }
         view = ph_web_view_new(UnsafeMutablePointer(context), manager)
         zoom = options.zoom
         cssWidth = options.width

@@ -13,7 +13,7 @@ final class RefusingPort {
 
     init() throws {
         let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw EngineError.offlineUnavailable("socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw EngineError.offlineUnavailable("no refusing port for the offline proxy (socket: \(String(cString: strerror(errno))))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -27,7 +27,7 @@ final class RefusingPort {
         guard bound else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            throw EngineError.offlineUnavailable("bind 127.0.0.1: \(reason)")
+            throw EngineError.offlineUnavailable("no refusing port for the offline proxy (bind 127.0.0.1: \(reason))")
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         socket = fd

@@ -7,6 +7,8 @@ import Foundation
 /// thread only.
 final class ViewPool {
     private let context: OpaquePointer
+    /// The content filter every view of this pool carries (`--offline=block`), if any.
+    private let filter: OpaquePointer?
     private var idle: [String: [PageView]] = [:]
     /// Pages a view measures before it is retired. A web process keeps what its pages left
     /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it):
@@ -18,8 +20,9 @@ final class ViewPool {
     /// Idle views kept per key at most.
     var maxIdle = 8
 
-    init(context: OpaquePointer) {
+    init(context: OpaquePointer, filter: OpaquePointer? = nil) {
         self.context = context
+        self.filter = filter
     }
 
     /// A view for `options`: an idle one when there is one, else a new one.
@@ -29,7 +32,7 @@ final class ViewPool {
             idle[key] = views
             return view
         }
-        return PageView(context: context, options: options)
+        return PageView(context: context, filter: filter, options: options)
     }
 
     /// Returns a view after a page. A view that can be reused is kept for the next page once

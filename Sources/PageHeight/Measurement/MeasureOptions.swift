@@ -23,6 +23,19 @@ public enum StopRule: String, CaseIterable, Codable, Sendable {
     case quick
 }
 
+/// How `--offline` stops a request for the network.
+public enum OfflineMode: String, CaseIterable, Codable, Sendable {
+    /// The request goes out to a port that refuses it at once, and fails as on a machine
+    /// without network: a broken image keeps its alt-text box, a script gets its `error` event
+    /// a moment later. When that moment comes differs from run to run, so a page whose scripts
+    /// race with their failing requests can end at another height.
+    case refuse
+    /// WebKit's content blocker stops the request in the web process before it is sent, at the
+    /// same point of the page's work every run: pages repeat, but a blocked image collapses
+    /// (no alt-text box) and a page's fallback code sees its scripts blocked, not failed.
+    case block
+}
+
 /// Every setting that changes a measurement's result. All lengths are CSS px, times seconds.
 public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Viewport width in CSS px.
@@ -48,6 +61,8 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Refuse at once every request that is not for a local file or loopback (it fails as on a
     /// machine without network).
     public var offline: Bool = false
+    /// How requests for the network are stopped when `offline`.
+    public var offlineMode: OfflineMode = .refuse
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0

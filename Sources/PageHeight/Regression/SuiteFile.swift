@@ -70,7 +70,15 @@ extension RegressionSuite {
         if let value = try number("footer", 0...1_000_000) { options.footer = value }
         if let value = try flag("fit") { options.fit = value }
         if let value = try flag("javascript") { options.javascript = value }
-        if let value = try flag("offline") { options.offline = value }
+        if let text = json["offline"] as? String {
+            guard let mode = OfflineMode(rawValue: text) else {
+                throw fail("'offline' must be true, false, \"refuse\" or \"block\"")
+            }
+            options.offline = true
+            options.offlineMode = mode
+        } else if let value = try flag("offline") {
+            options.offline = value
+        }
         if let value = json["metric"] {
             guard let text = value as? String, let metric = HeightMetric(rawValue: text) else {
                 throw fail("'metric' must be one of: " + HeightMetric.allCases.map(\.rawValue).joined(separator: ", "))

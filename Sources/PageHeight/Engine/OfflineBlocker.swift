@@ -1,0 +1,44 @@
+import CPageHeightShim
+import CWebKit
+import Foundation
+
+/// `--offline=block`: a WebKit content filter that stops, before it is sent, every request that
+/// is not for a local file, loopback, or an inline `data:`/`blob:`/`about:` URL.
+///
+/// The block happens in the web process at the moment the page asks, so the page's scripts see
+/// the same failures at the same point of their work every run. Compiled once per process into
+/// the context directory (removed at exit). GLib thread only.
+enum OfflineBlocker {
+    nonisolated(unsafe) private static var compiled: OpaquePointer?
+
+    /// The filter, compiled on first use (a few ms, waiting on the main context).
+    static func filter() throws -> OpaquePointer {
+        if let compiled { return compiled }
+        let directory = try ContextDirectory.path() + "/filters"
+        var error: UnsafeMutablePointer<CChar>?
+        guard let filter = ph_compile_content_filter(directory, "offline-block", rules, &error) else {
+            let reason = error.map { String(cString: $0) } ?? "unknown error"
+            g_free(error)
+            throw EngineError.offlineUnavailable("the content filter did not compile: \(reason)")
+        }
+        compiled = filter
+        return filter
+    }
+
+    /// Block everything, then let the allowed prefixes through. Content-blocker regular
+    /// expressions have no alternation: one rule per prefix.
+    static let rules: String = {
+        let loopbackHosts = [#"127\.[0-9]+\.[0-9]+\.[0-9]+"#, "localhost", #"\[::1\]"#]
+        var allowed = ["^file:", "^data:", "^blob:", "^about:"]
+        for host in loopbackHosts {
+            allowed.append("^https?://\(host)[:/]")
+            allowed.append("^wss?://\(host)[:/]")
+        }
+        var rules = [#"{"trigger":{"url-filter":".*"},"action":{"type":"block"}}"#]
+        for prefix in allowed {
+            let json = prefix.replacingOccurrences(of: "\\", with: "\\\\")
+            rules.append(#"{"trigger":{"url-filter":""# + json + #""},"action":{"type":"ignore-previous-rules"}}"#)
+        }
+        return "[" + rules.joined(separator: ",") + "]"
+    }()
+}
