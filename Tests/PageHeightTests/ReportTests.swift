@@ -30,6 +30,29 @@ import Testing
             == "1234 px (settled at 1.00 s; the 5.30 s schedule shows the same; one measurement at load would show 1198 px)")
     }
 
+    /// Fit mode's first resize can start before pageheight's own load reading answers; the
+    /// strategies still start from that reading, as the app measures before it resizes.
+    @Test func aRunawayKeepsTheLoadMeasurementWhicheverCameFirst() {
+        func report(loadAnsweredAt: Double) -> PageReport {
+            let s = session {
+                $0.loadCommitted(at: 0.1)
+                $0.loadFinished(at: 0.70)
+                $0.record(HeightSample(t: loadAnsweredAt, height: 4064, source: .load))
+                for (step, t) in [0.72, 0.80, 0.88, 0.96].enumerated() {
+                    let view = 4064 + Double(step) * 1000
+                    _ = $0.resized(to: view, issuedAt: t, at: t + 0.05, contentHeight: view + 1000)
+                    $0.record(HeightSample(t: t + 0.05, height: view + 1000, source: .poll, cause: "after-resize"))
+                }
+            }
+            return ReportBuilder(url: "u", session: s, end: .runaway, endedAt: 1.1).build()
+        }
+        let before = report(loadAnsweredAt: 0.71)
+        let after = report(loadAnsweredAt: 0.73) // the first resize was issued at 0.72
+        #expect(before.status == .runaway && after.status == .runaway)
+        #expect(before.strategies.schedule.height == 4064 && before.strategies.once.height == 4064)
+        #expect(after.strategies.schedule.height == 4064 && after.strategies.once.height == 4064)
+    }
+
     @Test func headerAndFooterMakeTheTotal() {
         var options = MeasureOptions()
         options.header = 50
