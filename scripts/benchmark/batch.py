@@ -178,6 +178,7 @@ def pageheight_record(report, pages):
         "layout": engine.get("layout"),
         "finished": timings.get("finished"),
         "settledAt": timings.get("settledAt"),
+        "scheduleHeight": ((report.get("strategies") or {}).get("schedule") or {}).get("height"),
     }
 
 
@@ -299,6 +300,20 @@ def ratio_line(text, value, target, higher=True):
     return f"- {text}: **{value:.2f}** (target {'>=' if higher else '<='} {target:g}) {'PASS' if ok else 'FAIL'}"
 
 
+REPEAT_SCHEDULE = "schedule, every page (--until schedule)"
+REPEAT_BLOCK_DEFAULT = "default, --offline=block"
+REPEAT_BLOCK_SCHEDULE = "schedule, every page, --offline=block"
+
+
+def same_schedule_height(default_run, schedule_run):
+    """Pages where both runs report the same strategies.schedule.height, and the ones that differ."""
+    a, b = heights(default_run), heights(schedule_run)
+    both = [p for p in a if p in b]
+    differ = [(p, a[p].get("scheduleHeight"), b[p].get("scheduleHeight")) for p in both
+              if a[p].get("scheduleHeight") != b[p].get("scheduleHeight")]
+    return len(both) - len(differ), len(both), differ
+
+
 def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_flag):
     out = []
     by = {(r["contender"], r["rule"], r["jobs"]): r for r in results}
@@ -343,6 +358,16 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
         value = ph_default["pagesPerSecond"] / r["pagesPerSecond"] if ph_default and r else None
         out.append(ratio_line(f"(1) pageheight default mode, jobs {jobs_default}, pages/s ÷ {PEERS[k][0]} "
                               f"schedule pages/s", value, 8))
+    for label, default_run, schedule_run in (
+            ("--offline (refuse)", ph_default, ok(by.get(("pageheight", REPEAT_SCHEDULE, jobs_default)))),
+            ("--offline=block", ok(by.get(("pageheight", REPEAT_BLOCK_DEFAULT, jobs_default))),
+             ok(by.get(("pageheight", REPEAT_BLOCK_SCHEDULE, jobs_default))))):
+        if default_run and schedule_run:
+            same, total, differ = same_schedule_height(default_run, schedule_run)
+            listed = "; ".join(f"`{short(p)}` {x} / {y}" for p, x, y in differ)
+            out.append(ratio_line(f"(1) {label}, jobs {jobs_default}: default mode gives the same "
+                                  f"strategies.schedule.height as --until schedule on {same} of {total} pages, %",
+                                  100 * same / total if total else None, 99) + (f" (differ: {listed})" if differ else ""))
     for k, target in (("b", 2), ("a", 4), ("c", None)):
         r = peer_quick[k]
         value = ph_quick["pagesPerSecond"] / r["pagesPerSecond"] if ph_quick and r else None
@@ -465,7 +490,7 @@ def main():
     parser.add_argument("--schedule-subset", type=int, default=20,
                         help="pages (spread over the list) for the schedule-rule runs (default 20)")
     parser.add_argument("--skip", action="append", default=[],
-                        help="skip a contender: pageheight, a, b, c, schedule, quick (repeatable, or comma-separated)")
+                        help="skip a contender: pageheight, a, b, c, schedule, quick, repeat (repeatable, or comma-separated)")
     parser.add_argument("--jobs", default="1,2,4", help="pageheight --jobs values, default mode (default 1,2,4)")
     parser.add_argument("--markdown", help="also write the Markdown section here")
     parser.add_argument("--raw", help="write every run's per-page results as JSON here")
@@ -500,11 +525,16 @@ def main():
                 runs.append(("quick (--until quick --no-fit)", j, ["--until", "quick", "--no-fit"]))
         if "schedule" not in skip:
             runs.append(("schedule (--until schedule)", 1, ["--until", "schedule"]))
+        if "repeat" not in skip:
+            # (1) default mode against a full --until schedule run of every page, in both offline modes.
+            runs += [(REPEAT_SCHEDULE, jobs_default, ["--until", "schedule"]),
+                     (REPEAT_BLOCK_DEFAULT, jobs_default, ["--offline=block"]),
+                     (REPEAT_BLOCK_SCHEDULE, jobs_default, ["--offline=block", "--until", "schedule"])]
         for rule, jobs, extra in runs:
-            page_list = subset if rule.startswith("schedule") else pages
-            out = os.path.join(work, f"pageheight-{rule.split()[0]}-j{jobs}.jsonl")
+            page_list = subset if rule.startswith("schedule (") else pages
+            out = os.path.join(work, f"pageheight-{rule.split()[0].strip(',')}-{len(results)}-j{jobs}.jsonl")
             command = [BINARY, "batch", "--offline", "--width", str(WIDTH), "--jobs", str(jobs), "--out", out] \
-                + extra + [lists["subset" if rule.startswith("schedule") else "all"]]
+                + extra + [lists["subset" if rule.startswith("schedule (") else "all"]]
             results.append(run_contender("pageheight", rule, jobs, command, out, page_list, ENV, "pageheight"))
 
     peer_env = dict(ENV, PYTHONUNBUFFERED="1")
