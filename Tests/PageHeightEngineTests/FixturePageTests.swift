@@ -72,7 +72,12 @@ struct FixturePageTests {
                 #expect(a.jumps.map(\.height) == b.jumps.map(\.height), "\(fixture) \(name) jumps")
             }
         }
-        #expect(quick.timings.total <= full.timings.total + 0.25, "\(fixture): stopping early must not be slower")
+        if quick.status == .ok {
+            // A settled page stops at its quiet window, the whole schedule takes 5.3 s. (A
+            // runaway stops at its proof in both modes, after as many resizes as the timing
+            // allows: no earlier stop to check.)
+            #expect(quick.timings.total <= full.timings.total + 0.25, "\(fixture): stopping early must not be slower")
+        }
     }
 
     /// A page measures the same whichever pages came before it in its view: what one page
