@@ -55,6 +55,24 @@ struct BatchCommandTests {
         #expect(byIndex[2]?["height"] as? Double == 500)
     }
 
+    /// Four pages start at once in block mode, each asking for the content filter while the
+    /// first compiles it (the compilation runs the main context): every page finishes.
+    @Test func blockModePagesThatStartTogetherAllFinish() throws {
+        let list = temporary("block.txt")
+        let out = temporary("block.jsonl")
+        defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let names = ["static.html", "absolute.html", "margins.html", "offline-image.html"]
+        try names.map { "\(pages.path)/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let run = try start(["batch", "--offline=block", "--jobs", "4", "--no-progress", "--out", out, list])
+        let deadline = Date().addingTimeInterval(60)
+        while run.isRunning && Date() < deadline { usleep(100_000) }
+        let finished = !run.isRunning
+        if !finished { run.terminate() }
+        #expect(finished, "the batch hung")
+        let statuses = try reports(out).map { $0["status"] as? String }
+        #expect(statuses.count == 4 && statuses.allSatisfy { $0 == "ok" }, "\(statuses)")
+    }
+
     /// The engine's files (its web context's directory) go with the run, and a directory left
     /// by a run that was killed is swept up by the next one.
     @Test func aRunLeavesNoFilesBehindAndSweepsUpAKilledRunsFiles() throws {

@@ -10,16 +10,25 @@ import Foundation
 /// the context directory (removed at exit). GLib thread only.
 enum OfflineBlocker {
     nonisolated(unsafe) private static var compiled: OpaquePointer?
+    nonisolated(unsafe) private static var compilations = 0
 
     /// The filter, compiled on first use (a few ms, waiting on the main context).
     static func filter() throws -> OpaquePointer {
         if let compiled { return compiled }
         let directory = try ContextDirectory.path() + "/filters"
+        compilations += 1
+        let identifier = "offline-block-\(compilations)" // a nested compilation must not write over this one
         var error: UnsafeMutablePointer<CChar>?
-        guard let filter = ph_compile_content_filter(directory, "offline-block", rules, &error) else {
+        guard let filter = ph_compile_content_filter(directory, identifier, rules, &error) else {
             let reason = error.map { String(cString: $0) } ?? "unknown error"
             g_free(error)
             throw EngineError.offlineUnavailable("the content filter did not compile: \(reason)")
+        }
+        // The wait runs the main context, so another page may have asked meanwhile and compiled
+        // its own (it cannot wait for this one, which resumes only after it returns): keep one.
+        if let compiled {
+            webkit_user_content_filter_unref(filter)
+            return compiled
         }
         compiled = filter
         return filter

@@ -56,6 +56,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         let mode = options.offline ? options.offlineMode.rawValue : "online"
         if let pool = pools[mode] { return pool }
         let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
+        if let pool = pools[mode] { return pool } // made by a page that asked while the filter compiled
         // A page that allocates without end gets its web process killed at 2 GB (checked
         // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
         let context = ph_web_context_new(2048, 1.0, try ContextDirectory.path())!
