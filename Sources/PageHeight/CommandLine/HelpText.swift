@@ -41,8 +41,8 @@ public enum HelpText {
           --no-javascript         Turn JavaScript off (the height is then an estimate from the text).
           --offline[=MODE]        Stop at once every request but local files and loopback. refuse (default):
                                   each request fails as on a machine without network. block: WebKit's content
-                                  blocker stops it before it is sent, so pages repeat exactly (blocked images
-                                  collapse).
+                                  blocker stops it before it is sent, at the same point every run, so most pages
+                                  whose scripts race with failing requests repeat (blocked images collapse).
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
