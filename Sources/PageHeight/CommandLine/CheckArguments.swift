@@ -146,12 +146,9 @@ public struct CheckArguments: Equatable, Sendable {
                 result.format = format
             default:
                 if measuringFlags.contains(name) {
-                    if name == "--offline", inline != nil {
-                        result.measuring.arguments.append(argument) // --offline=MODE
-                    } else {
-                        try flag()
-                        result.measuring.arguments.append(name)
-                    }
+                    // As given: the single-page parser reads `--offline=MODE` and refuses a value
+                    // on the others.
+                    result.measuring.arguments.append(argument)
                 } else if measuringValueOptions.contains(name) {
                     result.measuring.arguments += [name, try value()]
                 } else {
