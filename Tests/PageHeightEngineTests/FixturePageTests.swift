@@ -95,6 +95,27 @@ struct FixturePageTests {
         }
     }
 
+    /// The layout WebKit runs right after the load event, before it reports the load finished,
+    /// is timed as the engine's work: layout-after-load.html adds 500 paragraphs in its load
+    /// handler, which takes WebKit tens of milliseconds to lay out.
+    @Test func theLayoutAfterTheLoadEventIsTheEnginesWork() async throws {
+        let options = try CommandLineArguments.parse(["x"]).options
+        let page = FixtureCase.pagesDirectory.appendingPathComponent("layout-after-load.html").path
+        let report = await try PageHeightEngine.shared().measure(.file(page), options: options)
+        #expect(report.status == .ok && report.height == 20000)
+        let engine = try #require(report.engine)
+        let loadEventEnd = try #require(engine.loadEventEnd)
+        let loadLayout = try #require(engine.loadLayout)
+        let loadWorkEnd = try #require(engine.loadWorkEnd)
+        let finished = try #require(report.timings.finished)
+        #expect(loadLayout >= 0.010, "the pass took \(loadLayout) s")
+        // The pass starts as the load event ends (page clocks tick in whole milliseconds) and
+        // ends before WebKit reports the load finished.
+        #expect(abs(loadWorkEnd - (loadEventEnd + loadLayout)) <= 0.002)
+        #expect(loadWorkEnd <= finished + 0.002)
+        #expect(report.overhead != nil)
+    }
+
     private func measure(_ fixture: FixtureCase, until: StopRule) async throws -> PageReport {
         var arguments = try CommandLineArguments.parse(fixture.arguments + ["x"])
         arguments.options.until = until

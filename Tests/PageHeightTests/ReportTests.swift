@@ -53,6 +53,30 @@ import Testing
         #expect(after.strategies.schedule.height == 4064 && after.strategies.once.height == 4064)
     }
 
+    /// pageheight's overhead starts where the engine's load work ends: the load event and
+    /// the layout WebKit runs right after it. Without that pass timed, it counts from the load
+    /// event; a page that did not settle has no overhead figure.
+    @Test func overheadStartsWhereTheEnginesLoadWorkEnds() throws {
+        func report(_ engine: EngineWork, end: EndReason = .settled) -> PageReport {
+            let s = session {
+                $0.loadCommitted(at: 0.1)
+                $0.loadFinished(at: 0.252)
+                $0.record(HeightSample(t: 0.26, height: 1000, source: .load))
+                $0.record(HeightSample(t: 0.805, height: 1000, source: .poll, cause: "settle-check"))
+            }
+            var builder = ReportBuilder(url: "u", session: s, end: end, endedAt: 0.805)
+            builder.engine = engine
+            builder.verdictDue = 0.800
+            builder.verdictLayout = 0.002
+            return builder.build()
+        }
+        let timed = report(EngineWork(loadEventEnd: 0.200, loadLayout: 0.050, loadWorkEnd: 0.250, layout: 0.01))
+        #expect(abs(try #require(timed.overhead) - 0.005) < 1e-9) // 2 ms to the signal, 3 ms to the verdict
+        let untimed = report(EngineWork(loadEventEnd: 0.200, layout: 0.01))
+        #expect(abs(try #require(untimed.overhead) - 0.055) < 1e-9)
+        #expect(report(EngineWork(loadEventEnd: 0.2, loadLayout: 0.05, loadWorkEnd: 0.25), end: .runaway).overhead == nil)
+    }
+
     @Test func headerAndFooterMakeTheTotal() {
         var options = MeasureOptions()
         options.header = 50

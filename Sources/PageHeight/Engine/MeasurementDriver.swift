@@ -25,8 +25,7 @@ final class MeasurementDriver {
     private var keepAlive: MeasurementDriver?
     private var startedEpoch = 0.0
     private var stoppedNavigations: [String] = []
-    private var loadEventEnd: Double?
-    private var layoutSeconds = 0.0
+    private var engineWork = EngineWork()
     private var lastLayoutSeconds = 0.0
 
     /// An evaluation that has not returned within this many seconds counts as stalled.
@@ -196,9 +195,11 @@ final class MeasurementDriver {
         guard let reading else { return }
         if let layout = reading.layoutMs {
             lastLayoutSeconds = layout / 1000
-            layoutSeconds += lastLayoutSeconds
+            engineWork.layout += lastLayoutSeconds
         }
-        if let end = reading.loadEventEnd { loadEventEnd = end / 1000 - startedEpoch }
+        if let end = reading.loadEventEnd { engineWork.loadEventEnd = end / 1000 - startedEpoch }
+        if let end = reading.loadWorkEnd { engineWork.loadWorkEnd = end / 1000 - startedEpoch }
+        if let layout = reading.loadLayoutMs { engineWork.loadLayout = layout / 1000 }
     }
 
     private func probeMessage(_ json: String) {
@@ -339,7 +340,7 @@ final class MeasurementDriver {
         settleTimer?.cancel()
         note("ended: \(reason)")
         var builder = ReportBuilder(url: source.url, session: session, end: reason, endedAt: endedAt)
-        builder.engine = EngineWork(loadEventEnd: loadEventEnd, layout: layoutSeconds)
+        builder.engine = engineWork
         builder.verdictDue = session.settleCheckAt
         builder.verdictLayout = lastLayoutSeconds
         builder.stoppedNavigations = stoppedNavigations

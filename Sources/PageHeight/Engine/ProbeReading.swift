@@ -21,6 +21,10 @@ struct ProbeReading: Decodable {
     var layoutMs: Double?
     /// `performance.timing.loadEventEnd`, milliseconds since the epoch.
     var loadEventEnd: Double?
+    /// When the style and layout pass right after the load event ended, milliseconds since the
+    /// epoch, and how long it took (the probe runs it in the first `pageshow`).
+    var loadWorkEnd: Double?
+    var loadLayoutMs: Double?
 
     static func decode(_ json: String) -> ProbeReading? {
         try? JSONDecoder().decode(ProbeReading.self, from: Data(json.utf8))

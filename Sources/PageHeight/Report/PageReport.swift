@@ -80,11 +80,19 @@ public struct EngineWork: Codable, Sendable, Equatable {
     /// Navigation timing's load event end, seconds since the load started (engine: fetch,
     /// parse, subresources, scripts up to onload).
     public var loadEventEnd: Double?
+    /// The style and layout pass WebKit runs right after the load event, before it reports the
+    /// load finished, seconds (the probe runs it in the first `pageshow` and times it).
+    public var loadLayout: Double?
+    /// When that pass ended, seconds since the load started: where the engine's load work ends.
+    public var loadWorkEnd: Double?
     /// Seconds spent inside the page on the measurements themselves (forced layout and reads).
     public var layout: Double = 0
 
-    public init(loadEventEnd: Double? = nil, layout: Double = 0) {
+    public init(loadEventEnd: Double? = nil, loadLayout: Double? = nil, loadWorkEnd: Double? = nil,
+                layout: Double = 0) {
         self.loadEventEnd = loadEventEnd
+        self.loadLayout = loadLayout
+        self.loadWorkEnd = loadWorkEnd
         self.layout = layout
     }
 }
@@ -120,8 +128,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var timings: Timings
     /// The engine's own work (navigation timing and layout).
     public var engine: EngineWork?
-    /// pageheight's own time for the page, seconds: from load event end to our load-finished
-    /// signal, plus from the moment the rule allowed a verdict to the verdict, less layout.
+    /// pageheight's own time for the page, seconds: from the end of the engine's load work (the
+    /// load event and the layout after it) to our load-finished signal, plus from the moment the
+    /// rule allowed a verdict to the verdict, less that reading's layout.
     /// Only for settled pages.
     public var overhead: Double?
     /// Main-frame navigations the page started once it had committed (a script, a meta

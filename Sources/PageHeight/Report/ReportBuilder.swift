@@ -88,8 +88,8 @@ public struct ReportBuilder: Sendable {
         }
         var overhead: Double?
         if end == .settled, let due = verdictDue, let finished = session.finishedAt, let engine,
-           let loadEventEnd = engine.loadEventEnd {
-            overhead = max(0, finished - loadEventEnd) + max(0, endedAt - due - verdictLayout)
+           let loadWorkEnd = engine.loadWorkEnd ?? engine.loadEventEnd {
+            overhead = max(0, finished - loadWorkEnd) + max(0, endedAt - due - verdictLayout)
         }
         return PageReport(
             url: url, status: status, message: message, height: height,

@@ -42,6 +42,8 @@ private struct RoundedReport: Encodable {
         copy.timings.total = ms(report.timings.total)
         copy.pendingAtEnd?.timers = report.pendingAtEnd?.timers.map(ms) ?? []
         copy.engine?.loadEventEnd = report.engine?.loadEventEnd.map(ms)
+        copy.engine?.loadLayout = report.engine?.loadLayout.map(ms)
+        copy.engine?.loadWorkEnd = report.engine?.loadWorkEnd.map(ms)
         copy.engine?.layout = ms(report.engine?.layout ?? 0)
         copy.overhead = report.overhead.map { ($0 * 1_000_000).rounded() / 1_000_000 }
         copy.fitSteps = report.fitSteps?.map { RunawayDetector.Step(view: $0.view, content: $0.content, t: ms($0.t)) }
