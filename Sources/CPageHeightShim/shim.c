@@ -141,7 +141,9 @@ static void evaluated(GObject *source, GAsyncResult *result, gpointer user_data)
     gchar *json = NULL;
     gchar *message = NULL;
     if (value) {
-        json = jsc_value_to_json(value, 0);
+        // A string comes back as its text (the probe's readings are JSON text already);
+        // any other value as JSON.
+        json = jsc_value_is_string(value) ? jsc_value_to_string(value) : jsc_value_to_json(value, 0);
         if (!json) json = g_strdup("null");
         g_object_unref(value);
     } else {

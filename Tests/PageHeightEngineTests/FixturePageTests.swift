@@ -95,6 +95,21 @@ struct FixturePageTests {
         }
     }
 
+    /// Pages measured one after another share a view (and its web process): each comes back
+    /// blank to the pool after its page.
+    @Test func consecutivePagesReuseTheView() async throws {
+        let engine = try PageHeightEngine.shared()
+        let options = try CommandLineArguments.parse(["--font-size", "17", "x"]).options // a pool key of its own
+        let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
+        for round in 0..<3 {
+            let lines = LockedLines()
+            let report = await engine.measure(.file(page), options: options, log: { lines.append($0) })
+            #expect(report.status == .ok)
+            let loading = lines.all.first { $0.contains("loading ") } ?? ""
+            #expect(loading.contains(round == 0 ? "in a new view" : "in a view reused after \(round) page"), "\(loading)")
+        }
+    }
+
     /// The layout WebKit runs right after the load event, before it reports the load finished,
     /// is timed as the engine's work: layout-after-load.html adds 500 paragraphs in its load
     /// handler, which takes WebKit tens of milliseconds to lay out.
@@ -128,4 +143,12 @@ struct FixturePageTests {
         }
         return await try PageHeightEngine.shared().measure(source, options: arguments.options)
     }
+}
+
+/// Log lines collected from the engine's thread.
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
 }

@@ -37,8 +37,8 @@ gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *
 // Why: a hostile page must not stall the run: dialogs are answered (cancel) and popups refused in C handlers.
 void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view);
 
-// Why: the _finish result is a JSCValue that must be turned into JSON and freed, and errors unpacked.
-// `json` and `error` are owned by the callee (freed after the callback returns); exactly one is non-NULL.
+// Why: the _finish result is a JSCValue that must be turned into text and freed, and errors unpacked.
+// `json` is a string result's own text, any other result as JSON; `json` and `error` are owned by the callee (freed after the callback returns); exactly one is non-NULL.
 typedef void (*ph_evaluated_fn)(const char *json, const char *error, gpointer data);
 void ph_evaluate(WebKitWebView *view, const char *script, GCancellable *cancellable, ph_evaluated_fn fn, gpointer data);
 

@@ -77,7 +77,8 @@ final class MeasurementDriver {
     }
 
     private func load(in view: PageView) {
-        note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")")
+        note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
+            + (view.uses == 0 ? " in a new view" : " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"))
         view.load(source)
     }
 
@@ -197,8 +198,8 @@ final class MeasurementDriver {
             lastLayoutSeconds = layout / 1000
             engineWork.layout += lastLayoutSeconds
         }
-        if let end = reading.loadEventEnd { engineWork.loadEventEnd = end / 1000 - startedEpoch }
-        if let end = reading.loadWorkEnd { engineWork.loadWorkEnd = end / 1000 - startedEpoch }
+        if let end = reading.loadEventEnd { engineWork.loadEventEnd = ProbeReading.secondsSince(startedEpoch, stamp: end) }
+        if let end = reading.loadWorkEnd { engineWork.loadWorkEnd = ProbeReading.secondsSince(startedEpoch, stamp: end) }
         if let layout = reading.loadLayoutMs { engineWork.loadLayout = layout / 1000 }
     }
 
@@ -397,7 +398,7 @@ final class MeasurementDriver {
         guard usable, let view else { return then(nil) }
         let once = Once(then)
         let guardTimer = GLibTimer(after: Self.stallAfter) { once.call(nil) }
-        view.evaluate(ProbeScript.measureCall) { result in
+        view.evaluate(ProbeScript.measureAllCall) { result in
             guardTimer.cancel()
             if case .success(let json) = result { once.call(ProbeReading.decode(json)?.metrics) } else { once.call(nil) }
         }

@@ -124,8 +124,8 @@ final class PageView {
         guard javascript, reusable else { return once.call(false) }
         Self.blanks += 1
         let title = "pageheight-blank-\(Self.blanks)"
-        let prefix = "\"\(title) complete "
-        let expected = prefix + "\(Int(expectedInnerHeight(for: height)))\""
+        let prefix = "\(title) complete "
+        let expected = prefix + "\(Int(expectedInnerHeight(for: height)))"
         var finished = false, gaveUp = false
         let guardTimer = GLibTimer(after: 1) {
             gaveUp = true
@@ -134,10 +134,10 @@ final class PageView {
         func check() {
             guard finished, !gaveUp else { return }
             evaluate("document.title + ' ' + document.readyState + ' ' + window.innerHeight") { [weak self] result in
-                guard let self, case .success(let json) = result, json.hasPrefix(prefix) else { return }
+                guard let self, case .success(let text) = result, text.hasPrefix(prefix) else { return }
                 // The blank document's own load-finished comes before this answer (the web
                 // process reports a load complete before it runs the next script).
-                if json == expected && webkit_web_view_is_loading(self.view) == 0 {
+                if text == expected && webkit_web_view_is_loading(self.view) == 0 {
                     guardTimer.cancel()
                     self.events.loadChanged = { _ in }
                     once.call(true)
@@ -253,7 +253,8 @@ final class PageView {
         }
     }
 
-    /// Evaluates `script` in the page; the completion gets its JSON result or an error text.
+    /// Evaluates `script` in the page; the completion gets the result (a string as its text, any
+    /// other value as JSON) or an error text.
     func evaluate(_ script: String, completion: @escaping (Result<String, JavaScriptError>) -> Void) {
         let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
         ph_evaluate(view, script, nil, { json, error, data in

@@ -26,6 +26,17 @@ struct ProbeReading: Decodable {
     var loadWorkEnd: Double?
     var loadLayoutMs: Double?
 
+    /// The page's clock is coarse: WebKit floors `performance.timeOrigin` and
+    /// `performance.now()` each to whole milliseconds, so an epoch stamp made of the two comes
+    /// 0-2 ms before the moment it marks: 1 ms on average (two independent fractions). Stamps
+    /// are moved on by that mean; uncorrected, every page's overhead would be overstated by it.
+    static let pageClockFloorMs = 1.0
+
+    /// An epoch stamp from the page (milliseconds) as seconds since `startedEpoch`.
+    static func secondsSince(_ startedEpoch: Double, stamp: Double) -> Double {
+        (stamp + pageClockFloorMs) / 1000 - startedEpoch
+    }
+
     static func decode(_ json: String) -> ProbeReading? {
         try? JSONDecoder().decode(ProbeReading.self, from: Data(json.utf8))
     }

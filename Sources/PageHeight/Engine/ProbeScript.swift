@@ -4,10 +4,10 @@
 /// script message handler, with its cause (read at the next animation frame, so it forces no
 /// layout of its own), and what is still pending (document loading,
 /// images, fonts, fetch/XHR, one-shot timers, finite animations). It exposes
-/// `window.__pageheight.measure()` (all metrics, pending work, innerHeight) for native polls;
-/// the property is read-only so a page cannot replace it.
+/// `window.__pageheight.measure(all)` (the value, pending work, innerHeight, and with `all` every
+/// metric) for native polls; the property is read-only so a page cannot replace it.
 ///
-/// Messages and `measure()` results are JSON: `{"value": Number, "cause": String,
+/// Messages and `measure()` results are JSON text: `{"value": Number, "cause": String,
 /// "pending": {...}, "innerHeight": Number, "metrics": {...}}`; timer due times are seconds
 /// from now.
 enum ProbeScript {
@@ -17,8 +17,11 @@ enum ProbeScript {
         "(function(){const METRIC=\"\(metric.rawValue)\";\n" + body + "\n})();"
     }
 
-    /// The expression native polls evaluate.
-    static let measureCall = "window.__pageheight ? window.__pageheight.measure() : null"
+    /// The expression native polls evaluate: the reading as JSON text.
+    static let measureCall = "window.__pageheight ? window.__pageheight.measure(false) : 'null'"
+
+    /// The same with every metric, for the report's side-by-side `metrics`.
+    static let measureAllCall = "window.__pageheight ? window.__pageheight.measure(true) : 'null'"
 
     private static let body = #"""
 if (window.__pageheight) return;
@@ -31,6 +34,7 @@ if (!channel) return;
 try { localStorage.clear(); } catch (e) {}
 try { sessionStorage.clear(); } catch (e) {}
 const post = channel.postMessage.bind(channel);
+const stringify = JSON.stringify.bind(JSON); // the page may replace JSON.stringify later
 const now = () => performance.now();
 const nativeSetTimeout = window.setTimeout.bind(window);
 const nativeClearTimeout = window.clearTimeout.bind(window);
@@ -168,35 +172,37 @@ function report() {
   if (v === lastValue && key === lastPending) return;
   lastValue = v;
   lastPending = key;
-  post(JSON.stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight }));
+  post(stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight }));
 }
 function schedule(cause) {
   if (cause && causes.indexOf(cause) < 0) causes.push(cause);
   if (!scheduled) { scheduled = true; queue(report); }
 }
 
+// A reading, as JSON text: a string crosses to native code far cheaper than an object, which
+// WebKit rebuilds there field by field (about 1 ms a reading on a corpus page). All metrics only
+// when asked (`all`): lowest-element visits every element's box.
+function measure(all) {
+  const started = now();
+  const result = { value: value(), pending: pending(), innerHeight: window.innerHeight };
+  if (all) result.metrics = allMetrics();
+  result.layoutMs = now() - started;
+  // Milliseconds since the epoch, in whole milliseconds (see ProbeReading.pageClockFloorMs).
+  const navigation = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
+  if (navigation && navigation.loadEventEnd > 0) {
+    result.loadEventEnd = performance.timeOrigin + navigation.loadEventEnd;
+  } else if (performance.timing && performance.timing.loadEventEnd > 0) {
+    result.loadEventEnd = performance.timing.loadEventEnd;
+  }
+  if (afterLoad) {
+    result.loadWorkEnd = performance.timeOrigin + afterLoad.end;
+    result.loadLayoutMs = afterLoad.layout;
+  }
+  return stringify(result);
+}
+
 Object.defineProperty(window, '__pageheight', {
-  value: Object.freeze({
-    measure: function() {
-      const started = now();
-      const result = { value: value(), metrics: allMetrics(), pending: pending(), innerHeight: window.innerHeight };
-      result.layoutMs = now() - started;
-      // Navigation Timing 2 in fractional ms since the epoch; the old performance.timing
-      // floors to whole milliseconds, which overstated pageheight's overhead by 0.5 ms.
-      const navigation = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
-      if (navigation && navigation.loadEventEnd > 0) {
-        result.loadEventEnd = performance.timeOrigin + navigation.loadEventEnd;
-      } else if (performance.timing && performance.timing.loadEventEnd > 0) {
-        result.loadEventEnd = performance.timing.loadEventEnd;
-      }
-      if (afterLoad) {
-        result.loadWorkEnd = performance.timeOrigin + afterLoad.end;
-        result.loadLayoutMs = afterLoad.layout;
-      }
-      return result;
-    },
-    pending: pending,
-  }),
+  value: Object.freeze({ measure: measure, pending: pending }),
   writable: false, configurable: false, enumerable: false,
 });
 
