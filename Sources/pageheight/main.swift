@@ -99,8 +99,12 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
     }
     guard let engine = startEngine() else { return 70 }
     let showProgress = arguments.progress && isatty(STDERR_FILENO) == 1
+    let pageSteps: @Sendable (Int, String) -> Void = { index, line in
+        FileHandle.standardError.write(Data("[\(index)] \(line)\n".utf8))
+    }
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
-                             retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil)
+                             retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil,
+                             steps: arguments.verbose ? pageSteps : nil)
     let summary = await runner.run(remaining)
     if arguments.progress || !remaining.isEmpty {
         FileHandle.standardError.write(Data((summary.text + "\n").utf8))

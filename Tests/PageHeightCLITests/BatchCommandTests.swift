@@ -43,11 +43,16 @@ struct BatchCommandTests {
         no-such-page.html
         \(pages.path)/absolute.html
         """.write(toFile: list, atomically: true, encoding: .utf8)
-        let result = try cli.run(["batch", "--jobs", "2", "--offline", "--out", out, list])
+        let result = try cli.run(["batch", "--jobs", "2", "--offline", "-v", "--out", out, list])
         #expect(result.status == 1, "one entry is not a page")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("3 of 3 pages: ok 2, load-error 1"), "\(result.stderr)")
         #expect(result.stderr.contains("seconds per page: p50"))
+        // -v: every page's steps, with its index in the list (the bad entry has none).
+        for index in [0, 2] {
+            #expect(result.stderr.contains("[\(index)] ") && result.stderr.contains("ended: settled"), "\(result.stderr)")
+        }
+        #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("[0] ") && $0.contains("loading ") }.count == 1)
         let byIndex = Dictionary(uniqueKeysWithValues: try reports(out).map { ($0["index"] as! Int, $0) })
         #expect(byIndex[0]?["height"] as? Double == 1234)
         #expect(byIndex[1]?["status"] as? String == "load-error")

@@ -13,15 +13,18 @@ public final class BatchRunner: @unchecked Sendable {
     public let retries: Int
     private let log: ResultLog
     private let progress: BatchProgress?
+    private let steps: (@Sendable (Int, String) -> Void)?
 
+    /// - Parameter steps: each page's timestamped steps (`--verbose`), with its index in the list.
     public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, log: ResultLog,
-                progress: BatchProgress?) {
+                progress: BatchProgress?, steps: (@Sendable (Int, String) -> Void)? = nil) {
         self.engine = engine
         self.options = options
         self.jobs = max(1, jobs)
         self.retries = max(0, retries)
         self.log = log
         self.progress = progress
+        self.steps = steps
     }
 
     /// A default for `--jobs`: two per core (a page spends most of its time waiting: the quiet
@@ -57,11 +60,13 @@ public final class BatchRunner: @unchecked Sendable {
         var report: PageReport
         do {
             let source = try PageSource.parse(entry.page, standardInput: { nil })
-            report = await engine.measure(source, options: options)
+            let steps = self.steps, index = entry.index
+            let log: @Sendable (String) -> Void = { line in steps?(index, line) }
+            report = await engine.measure(source, options: options, log: log)
             var attempt = 0
             while report.status == .crashed, attempt < retries {
                 attempt += 1
-                report = await engine.measure(source, options: options)
+                report = await engine.measure(source, options: options, log: log)
                 report.message = (report.message.map { $0 + "; " } ?? "") + "attempt \(attempt + 1) of \(retries + 1)"
             }
         } catch {
