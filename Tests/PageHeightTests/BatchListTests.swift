@@ -22,6 +22,20 @@ import Testing
         #expect(list.entries.map { String($0.page.dropFirst(root.path.count)) } == ["/a.html", "/b/1.HTML", "/b/2.html"])
         #expect(throws: InputError.self) { try PageList.read(root.appendingPathComponent("none").path) }
     }
+
+    /// A list with no page is an error with its reason, not "0 of 0 pages" and success.
+    @Test func aListWithNoPageIsAnError() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-empty-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data().write(to: root.appendingPathComponent("sub/notes.txt"))
+        #expect(throws: InputError.noPages(root.path, directory: true)) { try PageList.read(root.path) }
+        let comments = root.appendingPathComponent("list.txt")
+        try Data("# nothing yet\n\n   \n".utf8).write(to: comments)
+        #expect(throws: InputError.noPages(comments.path, directory: false)) { try PageList.read(comments.path) }
+        #expect(throws: InputError.noPages("-", directory: false)) { try PageList.read("-", standardInput: { Data() }) }
+        #expect(InputError.noPages(comments.path, directory: false).description.contains("only blank lines and # comments"))
+    }
 }
 
 @Suite struct ShardTests {

@@ -38,7 +38,7 @@ public struct PageList: Sendable, Equatable {
                             standardInput: () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> PageList {
         if argument == "-" {
             let text = String(decoding: standardInput() ?? Data(), as: UTF8.self)
-            return PageList(text: text, baseDirectory: currentDirectory)
+            return try nonEmpty(PageList(text: text, baseDirectory: currentDirectory), argument)
         }
         let path = argument.hasPrefix("/") ? argument
             : URL(fileURLWithPath: currentDirectory).appendingPathComponent(argument).path
@@ -48,11 +48,17 @@ public struct PageList: Sendable, Equatable {
         }
         if isDirectory.boolValue {
             let files = htmlFiles(under: path)
+            guard !files.isEmpty else { throw InputError.noPages(path, directory: true) }
             return PageList(entries: files.enumerated().map { Entry(index: $0.offset, page: $0.element) })
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError.unreadable(path) }
-        return PageList(text: String(decoding: data, as: UTF8.self),
-                        baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        return try nonEmpty(PageList(text: String(decoding: data, as: UTF8.self),
+                                     baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path), path)
+    }
+
+    private static func nonEmpty(_ list: PageList, _ name: String) throws -> PageList {
+        guard !list.entries.isEmpty else { throw InputError.noPages(name, directory: false) }
+        return list
     }
 
     /// Every `.html` file under `directory`, recursively, sorted by path (byte order).

@@ -84,6 +84,9 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case malformedURL(String, reason: String)
     case unsupportedScheme(String, scheme: String)
     case emptyStandardInput
+    /// A batch list with no page in it: a directory with no `.html` file under it, or a list
+    /// of only blank lines and comments.
+    case noPages(String, directory: Bool)
 
     public var description: String {
         switch self {
@@ -94,6 +97,9 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
         case .unsupportedScheme(let url, let scheme):
             "unsupported URL scheme '\(scheme):' in '\(url.prefix(80))': use http(s)://, file://, data:, about:, a file path, or - for stdin"
         case .emptyStandardInput: "no HTML on standard input (the page '-' reads it)"
+        case .noPages(let list, let directory):
+            directory ? "no .html file under the directory \(list)"
+                : "no page in \(list == "-" ? "the list on standard input" : list) (only blank lines and # comments)"
         }
     }
 }
