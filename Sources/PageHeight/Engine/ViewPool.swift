@@ -14,9 +14,11 @@ final class ViewPool {
     /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it):
     /// on the 185 corpus pages under the quick rule, one job's tree peaked at 343 MB with 50
     /// pages a process and 316 MB with 10, four jobs' at 535-581 and 454-479 MB. A new web
-    /// process costs about 0.17 s of CPU, mostly the dynamic linker, so 10 is the trade:
-    /// about 18% less quick-rule throughput at four jobs, little in default mode.
-    static let maxUses = 10
+    /// process costs about 0.17 s of CPU, mostly the dynamic linker: 10 cost about 18% of the
+    /// quick rule's throughput at four jobs against 50, little in default mode. 5 against 10:
+    /// one job's quick-rule peak 291-295 MB against 299-302 (three runs each), and quick-rule
+    /// throughput at four jobs within the noise (7.73 and 8.68 pages/s against 8.66 and 8.06).
+    static let maxUses = 5
     /// Idle views kept per key at most.
     var maxIdle = 8
 
