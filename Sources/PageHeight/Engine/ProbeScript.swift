@@ -187,18 +187,21 @@ function measure(all) {
   const result = { value: value(), pending: pending(), innerHeight: window.innerHeight };
   if (all) result.metrics = allMetrics();
   result.layoutMs = now() - started;
-  // Milliseconds since the epoch, in whole milliseconds (see ProbeReading.pageClockFloorMs).
-  const navigation = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
-  if (navigation && navigation.loadEventEnd > 0) {
-    result.loadEventEnd = performance.timeOrigin + navigation.loadEventEnd;
-  } else if (performance.timing && performance.timing.loadEventEnd > 0) {
-    result.loadEventEnd = performance.timing.loadEventEnd;
-  }
-  if (afterLoad) {
-    result.loadWorkEnd = performance.timeOrigin + afterLoad.end;
-    result.loadLayoutMs = afterLoad.layout;
-  }
+  if (!loadStamps) loadStamps = readLoadStamps();
+  if (loadStamps) Object.assign(result, loadStamps);
   return stringify(result);
+}
+// The load's stamps, milliseconds since the epoch in whole milliseconds (see
+// ProbeReading.pageClockFloorMs); read once both are known, not on every poll.
+let loadStamps = null;
+function readLoadStamps() {
+  if (!afterLoad) return null;
+  const navigation = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
+  let loadEventEnd;
+  if (navigation && navigation.loadEventEnd > 0) loadEventEnd = performance.timeOrigin + navigation.loadEventEnd;
+  else if (performance.timing && performance.timing.loadEventEnd > 0) loadEventEnd = performance.timing.loadEventEnd;
+  else return null;
+  return { loadEventEnd: loadEventEnd, loadWorkEnd: performance.timeOrigin + afterLoad.end, loadLayoutMs: afterLoad.layout };
 }
 
 Object.defineProperty(window, '__pageheight', {
