@@ -163,7 +163,9 @@ struct HostilePageTests {
     @Test(arguments: ["busy-before-load.html", "busy-after-load.html", "beforeunload.html"])
     func theNextPageIsMeasuredAsUsualAfter(_ page: String) async throws {
         let engine = try PageHeightEngine.shared()
-        let options = try CommandLineArguments.parse(["--timeout", "3", "x"]).options
+        // A next page held back by the first would run into its 6 s timeout; a normal one takes
+        // well under a second, so 4 s leaves a loaded machine room without hiding a hold-up.
+        let options = try CommandLineArguments.parse(["--timeout", "6", "x"]).options
         let first = await engine.measure(.file(HostileCase.directory.appendingPathComponent(page).path), options: options)
         print("hostile next: \(page): \(first.status.rawValue) \(first.message ?? "")")
         for next in ["static.html", "absolute.html"] {
@@ -173,7 +175,7 @@ struct HostilePageTests {
             print("hostile next: after \(page), \(next): \(report.status.rawValue) " + String(format: "%.2f s", seconds))
             #expect(report.status == .ok && report.height == (next == "static.html" ? 1234 : 500),
                     "after \(page): \(next) gave \(report.status.rawValue) \(report.message ?? "")")
-            #expect(seconds < 2.5, "after \(page): \(next) took \(String(format: "%.2f", seconds)) s")
+            #expect(seconds < 4, "after \(page): \(next) took \(String(format: "%.2f", seconds)) s")
         }
     }
 
