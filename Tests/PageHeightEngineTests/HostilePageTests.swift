@@ -130,7 +130,7 @@ struct HostilePageTests {
                 return victims
             }
         }
-        let report = await try PageHeightEngine.shared().measure(source, options: options)
+        let report = try await PageHeightEngine.shared().measure(source, options: options)
         let seconds = Date().timeIntervalSince(started)
         if let killer {
             let victims = await killer.value
@@ -296,7 +296,7 @@ struct HostilePageTests {
             var options = try CommandLineArguments.parse(["--timeout", "5", "x"]).options
             // Control: the requests do arrive without --offline.
             server.resetCounts()
-            let open = await try PageHeightEngine.shared().measure(source, options: options)
+            let open = try await PageHeightEngine.shared().measure(source, options: options)
             try await Task.sleep(nanoseconds: 500_000_000)
             let arrived = server.counts
             print("offline control (\(label)): \(open.status.rawValue), requests arrived: \(arrived.sorted { $0.key < $1.key })")
@@ -308,7 +308,7 @@ struct HostilePageTests {
                 options.offline = true
                 options.offlineMode = mode
                 server.resetCounts()
-                let closed = await try PageHeightEngine.shared().measure(source, options: options)
+                let closed = try await PageHeightEngine.shared().measure(source, options: options)
                 try await Task.sleep(nanoseconds: 1_000_000_000)  // stragglers
                 let leaked = server.counts
                 print("offline=\(mode) (\(label)): \(closed.status.rawValue) \(closed.height ?? -1) \(closed.message ?? ""), requests arrived: \(leaked)")

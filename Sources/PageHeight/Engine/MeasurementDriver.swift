@@ -78,7 +78,8 @@ final class MeasurementDriver {
 
     private func load(in view: PageView) {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
-            + (view.uses == 0 ? " in a new view" : " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"))
+            + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
+               : view.renewed ? " in a reused view with a new web process" : " in a new view"))
         view.load(source)
     }
 

@@ -3,14 +3,14 @@ import Foundation
 /// Idle views kept for the next page, so a batch does not pay a new web process per page.
 ///
 /// A view is reused only with the settings it was made with (the key), only while its web
-/// process is alive, and at most `maxUses` times (then retired, so memory stays flat). GLib
-/// thread only.
+/// process is alive; after `maxUses` pages its web process is replaced, so memory stays flat.
+/// GLib thread only.
 final class ViewPool {
     private let context: OpaquePointer
     /// The content filter every view of this pool carries (`--offline=block`), if any.
     private let filter: OpaquePointer?
     private var idle: [String: [PageView]] = [:]
-    /// Pages a view measures before it is retired. A web process keeps what its pages left
+    /// Pages a web process measures before it is replaced. A web process keeps what its pages left
     /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it):
     /// on the 185 corpus pages under the quick rule, one job's tree peaked at 343 MB with 50
     /// pages a process and 316 MB with 10, four jobs' at 535-581 and 454-479 MB. A new web
@@ -45,10 +45,11 @@ final class ViewPool {
     func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
         view.uses += 1
         let key = Self.key(options)
-        guard view.reusable, view.uses < Self.maxUses, (idle[key]?.count ?? 0) < maxIdle else {
+        guard view.reusable, (idle[key]?.count ?? 0) < maxIdle else {
             view.close()
             return then()
         }
+        if view.uses >= Self.maxUses { view.renewWebProcess() }
         view.blank(height: Double(options.height)) { [self] clean in
             guard clean else {
                 view.close()
