@@ -86,6 +86,33 @@ def command_output(arguments):
         return ""
 
 
+def other_webkit_processes():
+    """Processes already running that map WebKit or Mesa's LLVM: they share those pages with the
+    contenders' trees and so lower every PSS figure (one forgotten script halved them)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/maps") as f:
+                if any("libwebkit2gtk" in line or "libLLVM" in line for line in f):
+                    with open(f"/proc/{entry}/comm") as c:
+                        found.append(f"{entry} {c.read().strip()}")
+        except OSError:
+            continue
+    return found
+
+
+def cpu_ticks():
+    """(steal, total) jiffies from /proc/stat: the share the hypervisor took from this machine."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+    except (OSError, ValueError):
+        return 0, 0
+
+
 def machine():
     memory = "?"
     try:
@@ -323,7 +350,11 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
     out.append("## Batch against the alternatives (issue: batch)\n")
     out.append(f"Machine: {info['cores']} cores, {info['memory']}, {info['os']}, Linux {info['kernel']}; "
                f"WebKitGTK {info['webkitgtk']} (webkit2gtk-4.1); {info['chromium']}; selenium {info['selenium']} "
-               f"on {info['python']} (Debian's, for PyGObject); {info['pageheight'] or 'pageheight ?'}.")
+               f"on {info['python']} (Debian's, for PyGObject); {info['pageheight'] or 'pageheight ?'}. "
+               f"CPU time stolen by the hypervisor during the run: {info.get('steal', '?')}.")
+    if info.get("others"):
+        out.append(f"**Warning**: other processes mapped WebKit or Mesa's LLVM when the run began "
+                   f"({', '.join(info['others'])}); they share those pages, so every PSS figure below is low.\n")
     out.append(f"Pages: {len(pages)} corpus pages (`readability/*/reader.html`, `readability/*/source.html`, "
                f"`aeb/*/source.html`), sorted, offline, width {WIDTH}; schedule rule on {len(subset)} of them "
                f"spread evenly over the list. pageheight default jobs: {jobs_default} ({jobs_note}). "
@@ -506,6 +537,11 @@ def main():
         sys.exit(f"no pages under {CORPUS}")
     subset = spread_subset(pages, arguments.schedule_subset)
     info = machine()
+    info["others"] = other_webkit_processes()
+    if info["others"]:
+        print("warning: other processes map WebKit or Mesa's LLVM, PSS figures will be low: "
+              + ", ".join(info["others"]), file=sys.stderr, flush=True)
+    steal_start = cpu_ticks()
     jobs_default, jobs_note = default_jobs()
     work = tempfile.mkdtemp(prefix="pageheight-batch-bench-")
     lists = {}
@@ -559,6 +595,9 @@ def main():
                        "--out", out, "--list", lists["subset" if rule == "schedule" else "all"]]
             results.append(run_contender(label, rule, 1, command, out, page_list, peer_env, "peer"))
 
+    steal_end = cpu_ticks()
+    if steal_end[1] > steal_start[1]:
+        info["steal"] = f"{100 * (steal_end[0] - steal_start[0]) / (steal_end[1] - steal_start[1]):.0f}%"
     text = render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_flag)
     print(text)
     if arguments.markdown:
