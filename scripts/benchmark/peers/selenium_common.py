@@ -10,15 +10,30 @@ os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must not try the
 
 
 def fit_viewport(driver, width, height):
-    """Resizes the window until the viewport is width x height CSS px (window chrome corrected)."""
+    """Resizes the window until the viewport is width x height CSS px (window chrome corrected).
+
+    A resize takes effect a little later: the viewport is read until it stops changing, so the
+    correction is never computed from the size before the resize (which once asked for a
+    negative width: "Invalid width value")."""
+    def settled_inner():
+        inner, deadline = None, time.monotonic() + 2
+        while time.monotonic() < deadline:
+            now = driver.execute_script("return [window.innerWidth, window.innerHeight];")
+            if now == inner:
+                break
+            inner = now
+            time.sleep(0.05)
+        return inner
+
     driver.set_window_size(width, height)
     for _ in range(4):
-        inner = driver.execute_script("return [window.innerWidth, window.innerHeight];")
+        inner = settled_inner()
         if inner == [width, height]:
             return inner
         size = driver.get_window_size()
-        driver.set_window_size(size["width"] + width - inner[0], size["height"] + height - inner[1])
-    return driver.execute_script("return [window.innerWidth, window.innerHeight];")
+        driver.set_window_size(max(width, size["width"] + width - inner[0]),
+                               max(height, size["height"] + height - inner[1]))
+    return settled_inner()
 
 
 def run(arguments, make_driver):
