@@ -1,5 +1,6 @@
 #include "PageHeightShim.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -298,4 +299,23 @@ void ph_window_skip_drawing(GtkWidget *window) {
     // the window (25 MB for a 16384 px view) only for the draw handler to ignore it.
     GdkWindow *gdk = gtk_widget_get_window(window);
     if (gdk) gdk_window_freeze_updates(gdk);
+}
+
+int ph_ui_process_without_egl(void) {
+    // libEGL.so.1 is loaded with WebKit (a dependency); libepoxy, through which WebKit calls EGL,
+    // opens the same one.
+    typedef const char *(*query_string_fn)(void *display, int name);
+    query_string_fn query_string = (query_string_fn)dlsym(RTLD_DEFAULT, "eglQueryString");
+    if (!query_string) return 0;
+    const char *name = "__EGL_VENDOR_LIBRARY_FILENAMES";
+    char *saved = getenv(name) ? strdup(getenv(name)) : NULL;
+    setenv(name, "/nonexistent/pageheight-no-egl-vendor.json", 1);
+    query_string(NULL /* EGL_NO_DISPLAY */, 0x3055 /* EGL_EXTENSIONS: loads the vendor list */);
+    if (saved) {
+        setenv(name, saved, 1);
+        free(saved);
+    } else {
+        unsetenv(name);
+    }
+    return 1;
 }

@@ -132,6 +132,22 @@ struct FixturePageTests {
         #expect(!after.subtracting(before).isEmpty, "no new web process: \(before) → \(after)")
     }
 
+    /// Pages are drawn in software, so only the web processes open Mesa's EGL (and its LLVM);
+    /// this process, WebKit's UI process, never does, and the page still measures as usual.
+    @Test func onlyTheWebProcessLoadsTheGraphicsDriver() async throws {
+        let options = try CommandLineArguments.parse(["x"]).options
+        let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
+        let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
+        #expect(report.status == .ok && report.height == 1234)
+        func mapsDriver(_ pid: Int32) -> Bool {
+            let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+            return maps.contains("libLLVM") || maps.contains("_dri.so")
+        }
+        #expect(!mapsDriver(getpid()), "the UI process loaded Mesa's driver")
+        let webProcesses = HostilePageTests.webProcesses()
+        #expect(webProcesses.contains(where: mapsDriver), "no web process of ours maps Mesa's driver: \(webProcesses)")
+    }
+
     /// The layout WebKit runs right after the load event, before it reports the load finished,
     /// is timed as the engine's work: layout-after-load.html adds 500 paragraphs in its load
     /// handler, which takes WebKit tens of milliseconds to lay out.
