@@ -301,12 +301,12 @@ void ph_window_skip_drawing(GtkWidget *window) {
     if (gdk) gdk_window_freeze_updates(gdk);
 }
 
-int ph_ui_process_without_egl(void) {
+void ph_ui_process_without_egl(void) {
     // libEGL.so.1 is loaded with WebKit (a dependency); libepoxy, through which WebKit calls EGL,
     // opens the same one.
     typedef const char *(*query_string_fn)(void *display, int name);
     query_string_fn query_string = (query_string_fn)dlsym(RTLD_DEFAULT, "eglQueryString");
-    if (!query_string) return 0;
+    if (!query_string) return;
     const char *name = "__EGL_VENDOR_LIBRARY_FILENAMES";
     char *saved = getenv(name) ? strdup(getenv(name)) : NULL;
     setenv(name, "/nonexistent/pageheight-no-egl-vendor.json", 1);
@@ -317,5 +317,4 @@ int ph_ui_process_without_egl(void) {
     } else {
         unsetenv(name);
     }
-    return 1;
 }

@@ -79,7 +79,7 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd);
 // Why: GLVND reads its EGL vendor list from the environment once per process, at its first call.
 // Makes this process's EGL find no driver, so the UI process never loads Mesa (and its LLVM), while
 // the web processes it starts later, with the environment restored, load it as usual.
-// Returns 0 when libEGL is not loaded.
-int ph_ui_process_without_egl(void);
+// Does nothing when libEGL is not loaded.
+void ph_ui_process_without_egl(void);
 
 #endif

@@ -49,7 +49,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             // environment restored, open Mesa as before. One job's tree peak on the corpus
             // (quick rule): 291 -> 276 MB; cold start on static.html: 0.59 -> 0.54 s.
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
-            _ = ph_ui_process_without_egl()
+            ph_ui_process_without_egl()
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
