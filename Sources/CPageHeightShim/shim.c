@@ -1,3 +1,4 @@
+#define _GNU_SOURCE // process_madvise
 #include "PageHeightShim.h"
 
 #include <dlfcn.h>
@@ -5,7 +6,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 WebKitWebView *ph_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager) {
@@ -317,4 +321,19 @@ void ph_ui_process_without_egl(void) {
     } else {
         unsetenv(name);
     }
+}
+
+long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int count) {
+    if (count <= 0 || count > 64) return -EINVAL;
+    int pidfd = pidfd_open(pid, 0);
+    if (pidfd < 0) return -errno;
+    struct iovec ranges[64];
+    for (int i = 0; i < count; i++) {
+        ranges[i].iov_base = (void *)starts[i];
+        ranges[i].iov_len = lengths[i];
+    }
+    ssize_t advised = process_madvise(pidfd, ranges, (size_t)count, MADV_PAGEOUT, 0);
+    long result = advised < 0 ? -errno : (long)advised;
+    close(pidfd);
+    return result;
 }

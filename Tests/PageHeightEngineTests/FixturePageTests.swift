@@ -148,6 +148,47 @@ struct FixturePageTests {
         #expect(webProcesses.contains(where: mapsDriver), "no web process of ours maps Mesa's driver: \(webProcesses)")
     }
 
+    /// Once a web process has loaded the graphics driver, the driver's code is paged out of it:
+    /// LLVM's start-up leaves 26-35 MB of it resident, of which nothing is left here within a
+    /// few seconds; the pages measure as before. The kernel allows it with CAP_SYS_NICE.
+    @Test(.enabled(if: geteuid() == 0, "process_madvise(MADV_PAGEOUT) needs CAP_SYS_NICE"))
+    func theDriversCodeIsPagedOutOfTheWebProcesses() async throws {
+        var options = try CommandLineArguments.parse(["x"]).options
+        options.until = .quick
+        let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
+        for _ in 0..<2 {
+            let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
+            #expect(report.status == .ok && report.height == 1234)
+        }
+        func residentDriverCode() -> [Int32: Int] {
+            var resident: [Int32: Int] = [:]
+            for pid in WebProcesses.ofThisProcess() {
+                guard let maps = WebProcesses.read("/proc/\(pid)/maps"),
+                      let smaps = WebProcesses.read("/proc/\(pid)/smaps") else { continue }
+                let starts = Set(IdleDriverCode.codeRanges(inMaps: maps).map { String($0.lowerBound, radix: 16) })
+                guard !starts.isEmpty else { continue }
+                resident[pid] = 0
+                var inDriver = false
+                for line in smaps.split(separator: "\n") {
+                    let head = line.prefix(while: { $0 != " " }).split(separator: "-")
+                    if head.count == 2, head.allSatisfy({ UInt($0, radix: 16) != nil }) {
+                        inDriver = starts.contains(String(head[0]))
+                    } else if inDriver, line.hasPrefix("Rss:") {
+                        resident[pid, default: 0] += Int(line.split(separator: " ")[1]) ?? 0
+                    }
+                }
+            }
+            return resident
+        }
+        var resident = residentDriverCode()
+        #expect(!resident.isEmpty, "no web process of ours maps Mesa's driver: \(WebProcesses.ofThisProcess())")
+        for _ in 0..<50 where resident.values.contains(where: { $0 > 1024 }) {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            resident = residentDriverCode()
+        }
+        #expect(resident.values.allSatisfy { $0 <= 1024 }, "driver code resident (KB by web process): \(resident)")
+    }
+
     /// The layout WebKit runs right after the load event, before it reports the load finished,
     /// is timed as the engine's work: layout-after-load.html adds 500 paragraphs in its load
     /// handler, which takes WebKit tens of milliseconds to lay out.

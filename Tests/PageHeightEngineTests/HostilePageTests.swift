@@ -25,7 +25,7 @@
 // Each case prints one line "hostile: <name> | <status> | <seconds>" (RELIABILITY.md's table).
 
 import Foundation
-import PageHeight
+@testable import PageHeight
 import Testing
 
 struct HostileCase: Decodable, Sendable, Hashable, CustomTestStringConvertible {
@@ -369,26 +369,9 @@ struct HostilePageTests {
         return UInt16(bigEndian: address.sin_port)
     }
 
-    /// This process's WebKit web processes (descendants named WebKitWebProces...).
+    /// This process's WebKit web processes.
     static func webProcesses() -> [Int32] {
-        var parents: [Int32: Int32] = [:]
-        var names: [Int32: String] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
-            names[pid] = String(stat[stat.index(after: open)..<close])
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let parent = Int32(fields[1]), fields[0] != "Z" { parents[pid] = parent }
-        }
-        var result: [Int32] = []
-        var frontier = [getpid()]
-        while let next = frontier.popLast() {
-            for (child, parent) in parents where parent == next {
-                frontier.append(child)
-                if names[child]?.hasPrefix("WebKitWebProces") == true { result.append(child) }
-            }
-        }
-        return result
+        WebProcesses.ofThisProcess()
     }
 
     static func temporaryDirectory(_ name: String) throws -> URL {

@@ -34,7 +34,9 @@ final class ViewPool {
             idle[key] = views
             return view
         }
-        return PageView(context: context, filter: filter, options: options)
+        let view = PageView(context: context, filter: filter, options: options)
+        IdleDriverCode.pageOutNewWebProcesses() // the new view's web process starts with its page
+        return view
     }
 
     /// Returns a view after a page. A view that can be reused is kept for the next page once
@@ -49,7 +51,10 @@ final class ViewPool {
             view.close()
             return then()
         }
-        if view.uses >= Self.maxUses { view.renewWebProcess() }
+        if view.uses >= Self.maxUses {
+            view.renewWebProcess()
+            IdleDriverCode.pageOutNewWebProcesses() // the new web process starts with the blank page
+        }
         view.blank(height: Double(options.height)) { [self] clean in
             guard clean else {
                 view.close()

@@ -1,0 +1,120 @@
+import CPageHeightShim
+import Foundation
+
+/// The graphics driver's code in our web processes, given back to the kernel once it has run.
+///
+/// Pages are drawn in software, yet every web process opens EGL as it shows its first page, and
+/// Mesa's driver brings LLVM. Their start-up (static constructors all over a 108 MB library, each
+/// fault mapping 64 KB around it) leaves 26-43 MB of LLVM's code resident that the process never
+/// runs again. Once a web process has loaded it, those pages are paged out (`process_madvise`,
+/// MADV_PAGEOUT): clean file pages, dropped and read back from the page cache or the disk if a page
+/// draws with GL after all. The kernel allows this with CAP_SYS_NICE (root has it); without it,
+/// or on a kernel before 5.10, the first refusal turns this off and nothing else changes.
+///
+/// Thread-safe: the work runs on a utility queue of its own, off the GLib thread.
+enum IdleDriverCode {
+    private static let queue = DispatchQueue(label: "pageheight.idle-driver-code", qos: .utility)
+    /// The web processes whose driver code was found, and its ranges (queue only).
+    nonisolated(unsafe) private static var treated: [Int32: [Range<UInt>]] = [:]
+    /// Set once the kernel refused (queue only).
+    nonisolated(unsafe) private static var refused = false
+
+    /// Pages out the driver code of the web processes of ours that have loaded it. Call when a
+    /// web process is starting; returns at once. A web process opens EGL as it shows its first
+    /// page, and loading the driver (relocations, static constructors) faults its code in over
+    /// about 0.2 s after it is mapped, so each process's driver code is paged out when it is
+    /// first seen and again 0.1, 0.3, 0.7 and 1.5 s later; while no new process has mapped it,
+    /// this looks again after 0.05, 0.15, 0.35, 0.75 and 1.55 s.
+    static func pageOutNewWebProcesses() {
+        queue.async { pageOut(lookAgainAfter: 0.05) }
+    }
+
+    private static func pageOut(lookAgainAfter delay: Double) {
+        guard !refused else { return }
+        let live = Set(WebProcesses.ofThisProcess())
+        treated = treated.filter { live.contains($0.key) }
+        var found = false
+        for pid in live where treated[pid] == nil {
+            guard let maps = WebProcesses.read("/proc/\(pid)/maps") else { continue }
+            let ranges = Array(codeRanges(inMaps: maps).prefix(64))
+            guard !ranges.isEmpty else { continue } // not loaded yet
+            treated[pid] = ranges
+            found = true
+            pageOut(pid, ranges, again: 0.1)
+        }
+        if !found && delay < 1 {
+            queue.asyncAfter(deadline: .now() + delay) { pageOut(lookAgainAfter: delay * 2) }
+        }
+    }
+
+    private static func pageOut(_ pid: Int32, _ ranges: [Range<UInt>], again: Double) {
+        guard !refused, treated[pid] != nil else { return }
+        let result = ph_page_out(pid, ranges.map { $0.lowerBound }, ranges.map { Int($0.count) }, Int32(ranges.count))
+        if result < 0 {
+            if -result == Int(ESRCH) { treated[pid] = nil } else { refused = true } // the kernel refuses
+        } else if again < 2 {
+            queue.asyncAfter(deadline: .now() + again) { pageOut(pid, ranges, again: again * 2) }
+        }
+    }
+
+    /// The executable mappings of the graphics driver in `maps` (the text of /proc/PID/maps):
+    /// LLVM's and Mesa's (`*_dri.so`, `libgallium*`).
+    static func codeRanges(inMaps maps: String) -> [Range<UInt>] {
+        maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[1] == "r-xp",
+                  let name = fields[5].split(separator: "/").last,
+                  name.hasPrefix("libLLVM") || name.hasPrefix("libgallium") || name.hasSuffix("_dri.so"),
+                  let dash = fields[0].firstIndex(of: "-"),
+                  let start = UInt(fields[0][..<dash], radix: 16),
+                  let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16), end > start
+            else { return nil }
+            return start..<end
+        }
+    }
+}
+
+/// The web processes this process started.
+enum WebProcesses {
+    /// Their pids: descendants of this process named `WebKitWebProcess` (as the kernel shortens
+    /// it), found through /proc, zombies left out.
+    static func ofThisProcess() -> [Int32] {
+        var parents: [Int32: Int32] = [:]
+        var names: [Int32: Substring] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let stat = read("/proc/\(entry)/stat"),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, fields[0] != "Z", let parent = Int32(fields[1]) else { continue }
+            parents[pid] = parent
+            names[pid] = stat[stat.index(after: open)..<close]
+        }
+        var result: [Int32] = []
+        var frontier = [getpid()]
+        while let next = frontier.popLast() {
+            for (child, parent) in parents where parent == next {
+                frontier.append(child)
+                if names[child]?.hasPrefix("WebKitWebProces") == true { result.append(child) }
+            }
+        }
+        return result
+    }
+}
+
+extension WebProcesses {
+    /// The whole text of a /proc file, read to its end (they report a size of 0, and one read
+    /// returns at most a page of some of them, such as smaps).
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return count == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+}

@@ -1,0 +1,27 @@
+@testable import PageHeight
+import Testing
+
+@Suite struct IdleDriverCodeTests {
+    /// Only the executable mappings of LLVM and Mesa's drivers are paged out: not their data
+    /// (relocated, private), not WebKit's code, not anonymous memory.
+    @Test func onlyTheDriversCodeMappingsAreChosen() {
+        let maps = """
+            55e8e3e14000-55e8e3e15000 r-xp 00001000 00:2f 123 /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/WebKitWebProcess
+            7f997ce00000-7f998357c000 r-xp 00000000 00:2f 456 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
+            7f998357d000-7f9983d9b000 r--p 0677c000 00:2f 456 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
+            7f9983d9b000-7f9983de1000 rw-p 06f9a000 00:2f 456 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
+            7f9990000000-7f9990400000 r-xp 00100000 00:2f 789 /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so
+            7f9991000000-7f9991200000 r-xp 00010000 00:2f 790 /usr/lib/x86_64-linux-gnu/libgallium-24.2.so
+            7f99fa308000-7f99fd9b4000 r-xp 00708000 00:2f 111 /usr/lib/x86_64-linux-gnu/libwebkit2gtk-4.1.so.0.19.9
+            7f99fe000000-7f99fe100000 r-xp 00000000 00:00 0
+            7f99ff000000-7f99ff001000 r-xp 00000000 00:2f 222 /home/me/not_dri.so.bak
+            """
+        #expect(IdleDriverCode.codeRanges(inMaps: maps) == [
+            0x7f99_7ce0_0000..<0x7f99_8357_c000,
+            0x7f99_9000_0000..<0x7f99_9040_0000,
+            0x7f99_9100_0000..<0x7f99_9120_0000,
+        ])
+        #expect(IdleDriverCode.codeRanges(inMaps: "").isEmpty)
+        #expect(IdleDriverCode.codeRanges(inMaps: "garbage\nzz-yy r-xp 0 0 0 /x/libLLVM.so\n").isEmpty)
+    }
+}
