@@ -117,7 +117,7 @@ struct FixturePageTests {
         let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
         var before: Set<Int32> = []
         for round in 0...ViewPool.maxUses {
-            if round == ViewPool.maxUses - 1 { before = Set(HostilePageTests.webProcesses()) }
+            if round == ViewPool.maxUses - 1 { before = Set(WebProcesses.ofThisProcess()) }
             let lines = LockedLines()
             let report = await engine.measure(.file(page), options: options, log: { lines.append($0) })
             #expect(report.status == .ok && report.height == 1234, "round \(round)")
@@ -127,7 +127,7 @@ struct FixturePageTests {
                 : "in a view reused after \(round) page"
             #expect(loading.contains(expected), "round \(round): \(loading)")
         }
-        let after = Set(HostilePageTests.webProcesses())
+        let after = Set(WebProcesses.ofThisProcess())
         #expect(!before.subtracting(after).isEmpty, "no web process ended: \(before) → \(after)")
         #expect(!after.subtracting(before).isEmpty, "no new web process: \(before) → \(after)")
     }
@@ -140,11 +140,10 @@ struct FixturePageTests {
         let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
         #expect(report.status == .ok && report.height == 1234)
         func mapsDriver(_ pid: Int32) -> Bool {
-            let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
-            return maps.contains("libLLVM") || maps.contains("_dri.so")
+            !IdleDriverCode.codeRanges(inMaps: WebProcesses.read("/proc/\(pid)/maps") ?? "").isEmpty
         }
         #expect(!mapsDriver(getpid()), "the UI process loaded Mesa's driver")
-        let webProcesses = HostilePageTests.webProcesses()
+        let webProcesses = WebProcesses.ofThisProcess()
         #expect(webProcesses.contains(where: mapsDriver), "no web process of ours maps Mesa's driver: \(webProcesses)")
     }
 

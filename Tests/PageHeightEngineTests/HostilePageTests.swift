@@ -125,7 +125,7 @@ struct HostilePageTests {
         if hostile.kill == "web-process-after-1s" {
             killer = Task.detached {
                 try? await Task.sleep(nanoseconds: 1_000_000_000)
-                let victims = Self.webProcesses()
+                let victims = WebProcesses.ofThisProcess()
                 victims.forEach { kill($0, SIGKILL) }
                 return victims
             }
@@ -367,11 +367,6 @@ struct HostilePageTests {
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return UInt16(bigEndian: address.sin_port)
-    }
-
-    /// This process's WebKit web processes.
-    static func webProcesses() -> [Int32] {
-        WebProcesses.ofThisProcess()
     }
 
     static func temporaryDirectory(_ name: String) throws -> URL {
