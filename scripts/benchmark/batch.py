@@ -8,7 +8,9 @@ tree (sum of /proc/<pid>/smaps_rollup Pss over the tree, sampled every 50 ms) fo
 
 - pageheight batch, default mode, --jobs 1, 2, 4 (and its default jobs if that is another
   number); --until quick --no-fit (the peers' quick rule: load, fonts, images, one reading, fixed 844 px view) at its default jobs; --until schedule --jobs 1 on the
-  schedule subset;
+  schedule subset; for (1), --until schedule on every page twice in each offline mode (refuse,
+  block) and default mode with --offline=block: default mode against the schedule, and how far
+  the schedule repeats itself;
 - (a) Selenium + WebKitWebDriver (MiniBrowser), (b) a PyGObject + WebKit2 4.1 script,
   (c) headless Chromium through Selenium: --rule quick on every page, --rule schedule on the
   schedule subset (they take ~5.3 s a page there).
@@ -331,6 +333,9 @@ def ratio_line(text, value, target, higher=True):
 REPEAT_SCHEDULE = "schedule, every page (--until schedule)"
 REPEAT_BLOCK_DEFAULT = "default, --offline=block"
 REPEAT_BLOCK_SCHEDULE = "schedule, every page, --offline=block"
+# A second --until schedule run of every page, in each mode: how far the schedule repeats itself.
+AGAIN_SCHEDULE = "schedule again, every page (--until schedule)"
+AGAIN_BLOCK_SCHEDULE = "schedule again, every page, --offline=block"
 
 
 def same_schedule_height(default_run, schedule_run):
@@ -390,16 +395,30 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
         value = ph_default["pagesPerSecond"] / r["pagesPerSecond"] if ph_default and r else None
         out.append(ratio_line(f"(1) pageheight default mode, jobs {jobs_default}, pages/s ÷ {PEERS[k][0]} "
                               f"schedule pages/s", value, 8))
-    for label, default_run, schedule_run in (
-            ("--offline (refuse)", ph_default, ok(by.get(("pageheight", REPEAT_SCHEDULE, jobs_default)))),
+    for label, default_run, schedule_run, again_run in (
+            ("--offline (refuse)", ph_default, ok(by.get(("pageheight", REPEAT_SCHEDULE, jobs_default))),
+             ok(by.get(("pageheight", AGAIN_SCHEDULE, jobs_default)))),
             ("--offline=block", ok(by.get(("pageheight", REPEAT_BLOCK_DEFAULT, jobs_default))),
-             ok(by.get(("pageheight", REPEAT_BLOCK_SCHEDULE, jobs_default))))):
+             ok(by.get(("pageheight", REPEAT_BLOCK_SCHEDULE, jobs_default))),
+             ok(by.get(("pageheight", AGAIN_BLOCK_SCHEDULE, jobs_default))))):
         if default_run and schedule_run:
             same, total, differ = same_schedule_height(default_run, schedule_run)
             listed = "; ".join(f"`{short(p)}` {x} / {y}" for p, x, y in differ)
             out.append(ratio_line(f"(1) {label}, jobs {jobs_default}: default mode gives the same "
                                   f"strategies.schedule.height as --until schedule on {same} of {total} pages, %",
                                   100 * same / total if total else None, 99) + (f" (differ: {listed})" if differ else ""))
+        if default_run and schedule_run and again_run:
+            # How far the schedule repeats itself, and default mode on the pages where it does.
+            _, _, unstable = same_schedule_height(schedule_run, again_run)
+            unstable_pages = {p for p, _, _ in unstable}
+            listed = "; ".join(f"`{short(p)}` {x} / {y}" for p, x, y in unstable)
+            stable = [p for p in heights(schedule_run) if p in heights(again_run) and p not in unstable_pages]
+            matched = [p for p in stable if heights(default_run).get(p, {}).get("scheduleHeight")
+                       == heights(schedule_run)[p].get("scheduleHeight")]
+            share = f" ({100 * len(matched) / len(stable):.1f}%)" if stable else ""
+            out.append(f"- (1) {label}: two --until schedule runs agree on {len(stable)} of "
+                       f"{len(stable) + len(unstable)} pages" + (f" (differ: {listed})" if unstable else "")
+                       + f"; on those, default mode gives the same height on {len(matched)}{share}")
     for k, target in (("b", 2), ("a", 4), ("c", None)):
         r = peer_quick[k]
         value = ph_quick["pagesPerSecond"] / r["pagesPerSecond"] if ph_quick and r else None
@@ -569,7 +588,9 @@ def main():
             # (1) default mode against a full --until schedule run of every page, in both offline modes.
             runs += [(REPEAT_SCHEDULE, jobs_default, ["--until", "schedule"]),
                      (REPEAT_BLOCK_DEFAULT, jobs_default, ["--offline=block"]),
-                     (REPEAT_BLOCK_SCHEDULE, jobs_default, ["--offline=block", "--until", "schedule"])]
+                     (REPEAT_BLOCK_SCHEDULE, jobs_default, ["--offline=block", "--until", "schedule"]),
+                     (AGAIN_SCHEDULE, jobs_default, ["--until", "schedule"]),
+                     (AGAIN_BLOCK_SCHEDULE, jobs_default, ["--offline=block", "--until", "schedule"])]
         for rule, jobs, extra in runs:
             page_list = subset if rule.startswith("schedule (") else pages
             out = os.path.join(work, f"pageheight-{rule.split()[0].strip(',')}-{len(results)}-j{jobs}.jsonl")

@@ -42,7 +42,8 @@ public enum HelpText {
           --offline[=MODE]        Stop at once every request but local files and loopback. refuse (default):
                                   each request fails as on a machine without network. block: WebKit's content
                                   blocker stops it before it is sent, at the same point every run, so most pages
-                                  whose scripts race with failing requests repeat (blocked images collapse).
+                                  whose scripts race with failing requests repeat; it also stops file://host/
+                                  (what a saved page's //host/ links become): a file of another machine.
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).

@@ -11,6 +11,10 @@ import Foundation
 /// draws with GL after all. The kernel allows this with CAP_SYS_NICE (root has it); without it,
 /// or on a kernel before 5.10, the first refusal turns this off and nothing else changes.
 ///
+/// The kernel leaves alone a page that another process maps too: code that two web processes
+/// fault in at the same moment (a batch's first views, started together) stays resident, once
+/// for all of them, until all but one have exited (`ViewPool` renews each after a few pages).
+///
 /// Thread-safe: the work runs on a utility queue of its own, off the GLib thread.
 enum IdleDriverCode {
     private static let queue = DispatchQueue(label: "pageheight.idle-driver-code", qos: .utility)
@@ -51,7 +55,10 @@ enum IdleDriverCode {
         guard !refused, treated[pid] != nil else { return }
         let result = ph_page_out(pid, ranges.map { $0.lowerBound }, ranges.map { Int($0.count) }, Int32(ranges.count))
         if result < 0 {
-            if -result == Int(ESRCH) { treated[pid] = nil } else { refused = true } // the kernel refuses
+            switch Int32(-result) {
+            case EPERM, ENOSYS, EINVAL: refused = true // no CAP_SYS_NICE, or a kernel without it
+            default: treated[pid] = nil // the process exited, or is exiting
+            }
         } else if again < 2 {
             queue.asyncAfter(deadline: .now() + again) { pageOut(pid, ranges, again: again * 2) }
         }

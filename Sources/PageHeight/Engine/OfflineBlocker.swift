@@ -36,9 +36,16 @@ enum OfflineBlocker {
 
     /// Block everything, then let the allowed prefixes through. Content-blocker regular
     /// expressions have no alternation: one rule per prefix.
+    ///
+    /// A local file is `file:///…` or `file://localhost/…`. A saved page links much of what it
+    /// loads as `//host/path`, which from a file page is `file://host/path`: another machine's
+    /// file, which cannot load here. Let through, it fails a moment later, at a different point
+    /// of the page's work each run, and WebKit draws a broken image differently by when it
+    /// failed (readability/heise gave 6785, 7136 or 9574 px); blocked, it fails the same way
+    /// every run.
     static let rules: String = {
         let loopbackHosts = [#"127\.[0-9]+\.[0-9]+\.[0-9]+"#, "localhost", #"\[::1\]"#]
-        var allowed = ["^file:", "^data:", "^blob:", "^about:"]
+        var allowed = ["^file:///", "^file://localhost/", "^data:", "^blob:", "^about:"]
         for host in loopbackHosts {
             allowed.append("^https?://\(host)[:/]")
             allowed.append("^wss?://\(host)[:/]")

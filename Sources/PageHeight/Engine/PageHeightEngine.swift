@@ -109,6 +109,17 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
+    /// Closes the views kept for the next pages; their web processes exit. The next page starts
+    /// a new one.
+    func closeIdleViews() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            thread.perform { [self] in
+                pools.values.forEach { $0.closeIdle() }
+                continuation.resume()
+            }
+        }
+    }
+
     /// Removes the files the engine made (its web contexts' directory). Call before `_exit`;
     /// a run killed before it could is swept up by the next one.
     public static func removeFiles() {
