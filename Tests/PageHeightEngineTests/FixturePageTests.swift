@@ -196,6 +196,32 @@ struct FixturePageTests {
         }
         #expect(resident.values.allSatisfy { $0 <= 1024 },
                 "driver code resident (KB by web process): \(resident); other processes that map it: \(otherDriverUsers(than: Set(resident.keys)))")
+        // ... yet the code stays in the page cache, read back for the next web process, which
+        // would otherwise read it from the disk again.
+        let pid = try #require(resident.keys.first)
+        let mappings = IdleDriverCode.codeMappings(inMaps: WebProcesses.read("/proc/\(pid)/maps") ?? "")
+        for _ in 0..<20 where mappings.contains(where: { cachedShare(of: $0) < 0.9 }) {
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        for mapping in mappings {
+            #expect(cachedShare(of: mapping) >= 0.9, "\(mapping.file): \(cachedShare(of: mapping)) of its code in the page cache")
+        }
+    }
+
+    /// The share of a mapping's part of its file that is in the page cache (mincore on a
+    /// mapping of our own, never touched).
+    private func cachedShare(of mapping: IdleDriverCode.Mapping) -> Double {
+        let fd = open(mapping.file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        let length = mapping.addresses.count
+        guard let base = mmap(nil, length, PROT_READ, MAP_SHARED, fd, off_t(mapping.offset)), base != MAP_FAILED
+        else { return 0 }
+        defer { munmap(base, length) }
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var pages = [UInt8](repeating: 0, count: (length + pageSize - 1) / pageSize)
+        guard mincore(base, length, &pages) == 0 else { return 0 }
+        return Double(pages.filter { $0 & 1 == 1 }.count) / Double(pages.count)
     }
 
     /// The processes on this machine, other than `ours`, that map the graphics driver: the kernel

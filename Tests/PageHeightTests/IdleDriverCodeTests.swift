@@ -7,7 +7,7 @@ import Testing
     @Test func onlyTheDriversCodeMappingsAreChosen() {
         let maps = """
             55e8e3e14000-55e8e3e15000 r-xp 00001000 00:2f 123 /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/WebKitWebProcess
-            7f997ce00000-7f998357c000 r-xp 00000000 00:2f 456 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
+            7f997ce00000-7f998357c000 r-xp 00000000 00:2f 456                        /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
             7f998357d000-7f9983d9b000 r--p 0677c000 00:2f 456 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
             7f9983d9b000-7f9983de1000 rw-p 06f9a000 00:2f 456 /usr/lib/x86_64-linux-gnu/libLLVM-15.so.1
             7f9990000000-7f9990400000 r-xp 00100000 00:2f 789 /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so
@@ -20,6 +20,12 @@ import Testing
             0x7f99_7ce0_0000..<0x7f99_8357_c000,
             0x7f99_9000_0000..<0x7f99_9040_0000,
             0x7f99_9100_0000..<0x7f99_9120_0000,
+        ])
+        // Which part of which file each shows, to read back into the page cache.
+        #expect(IdleDriverCode.codeMappings(inMaps: maps).map { "\($0.file) \(String($0.offset, radix: 16))" } == [
+            "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1 0",
+            "/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so 100000",
+            "/usr/lib/x86_64-linux-gnu/libgallium-24.2.so 10000",
         ])
         #expect(IdleDriverCode.codeRanges(inMaps: "").isEmpty)
         #expect(IdleDriverCode.codeRanges(inMaps: "garbage\nzz-yy r-xp 0 0 0 /x/libLLVM.so\n").isEmpty)
