@@ -412,9 +412,10 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
             _, _, unstable = same_schedule_height(schedule_run, again_run)
             unstable_pages = {p for p, _, _ in unstable}
             listed = "; ".join(f"`{short(p)}` {x} / {y}" for p, x, y in unstable)
-            stable = [p for p in heights(schedule_run) if p in heights(again_run) and p not in unstable_pages]
-            matched = [p for p in stable if heights(default_run).get(p, {}).get("scheduleHeight")
-                       == heights(schedule_run)[p].get("scheduleHeight")]
+            first, again, default = heights(schedule_run), heights(again_run), heights(default_run)
+            stable = [p for p in first if p in again and p not in unstable_pages]
+            matched = [p for p in stable
+                       if default.get(p, {}).get("scheduleHeight") == first[p].get("scheduleHeight")]
             share = f" ({100 * len(matched) / len(stable):.1f}%)" if stable else ""
             out.append(f"- (1) {label}: two --until schedule runs agree on {len(stable)} of "
                        f"{len(stable) + len(unstable)} pages" + (f" (differ: {listed})" if unstable else "")

@@ -55,13 +55,15 @@ enum IdleDriverCode {
         guard !refused, treated[pid] != nil else { return }
         let ranges = mappings.map(\.addresses)
         let result = ph_page_out(pid, ranges.map { $0.lowerBound }, ranges.map { Int($0.count) }, Int32(ranges.count))
-        if result >= 0 { keepInPageCache(mappings) }
-        if result < 0 {
+        guard result >= 0 else {
             switch Int32(-result) {
             case EPERM, ENOSYS, EINVAL: refused = true // no CAP_SYS_NICE, or a kernel without it
             default: treated[pid] = nil // the process exited, or is exiting
             }
-        } else if again < 2 {
+            return
+        }
+        keepInPageCache(mappings)
+        if again < 2 {
             queue.asyncAfter(deadline: .now() + again) { pageOut(pid, mappings, again: again * 2) }
         }
     }
