@@ -132,6 +132,22 @@ struct FixturePageTests {
         #expect(!after.subtracting(before).isEmpty, "no new web process: \(before) → \(after)")
     }
 
+    /// A page that leaves its web process large has it replaced before the view's next page,
+    /// however few pages the view measured (`ViewPool.maxPrivateMemory`).
+    @Test func aPageThatLeavesItsWebProcessLargeHasItReplaced() async throws {
+        let engine = try PageHeightEngine.shared()
+        let options = try CommandLineArguments.parse(["--font-size", "18", "x"]).options // a pool key of its own
+        let pages = FixtureCase.pagesDirectory
+        let large = await engine.measure(.file(pages.appendingPathComponent("holds-memory.html").path), options: options)
+        #expect(large.status == .ok && large.height == 600, "holds-memory gave \(large.height ?? -1)")
+        let lines = LockedLines()
+        let next = await engine.measure(.file(pages.appendingPathComponent("static.html").path), options: options,
+                                        log: { lines.append($0) })
+        #expect(next.status == .ok && next.height == 1234)
+        let loading = lines.all.first { $0.contains("loading ") } ?? ""
+        #expect(loading.contains("in a reused view with a new web process"), "\(loading)")
+    }
+
     /// Pages are drawn in software, so only the web processes open Mesa's EGL (and its LLVM);
     /// this process, WebKit's UI process, never does, and the page still measures as usual.
     @Test func onlyTheWebProcessLoadsTheGraphicsDriver() async throws {

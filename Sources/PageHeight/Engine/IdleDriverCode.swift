@@ -148,6 +148,20 @@ enum WebProcesses {
 }
 
 extension WebProcesses {
+    /// The private memory (`RssAnon`, bytes) of the largest of this process's web processes, or
+    /// nil when none can be read.
+    static func largestPrivateMemory() -> Int? {
+        ofThisProcess().compactMap(privateMemory).max()
+    }
+
+    /// A process's resident anonymous memory in bytes (`RssAnon` in /proc/PID/status).
+    static func privateMemory(_ pid: Int32) -> Int? {
+        guard let status = read("/proc/\(pid)/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
+    }
+
     /// The whole text of a /proc file, read to its end (they report a size of 0, and one read
     /// returns at most a page of some of them, such as smaps).
     static func read(_ path: String) -> String? {

@@ -19,6 +19,13 @@ final class ViewPool {
     /// one job's quick-rule peak 291-295 MB against 299-302 (three runs each), and quick-rule
     /// throughput at four jobs within the noise (7.73 and 8.68 pages/s against 8.66 and 8.06).
     static let maxUses = 5
+    /// A web process whose private memory reaches this after a page is replaced before its next
+    /// page, however few pages it measured. On the 185 corpus pages in default mode at one job, a
+    /// process held about 38 MB after one page and 45 MB after five, but 145-160 MB after a page
+    /// whose `onerror` sets the image's `src` again without end (`readability/ehow-2`), and it
+    /// kept that through its next pages: the tree peaked at 337 MB with five pages a process,
+    /// 270 MB with this bound as well, in the same wall time (288 s against 286).
+    static let maxPrivateMemory = 64 << 20
     /// Idle views kept per key at most.
     var maxIdle = 8
 
@@ -51,7 +58,9 @@ final class ViewPool {
             view.close()
             return then()
         }
-        if view.uses >= Self.maxUses {
+        // The largest of our web processes: at one job, this view's own; at more, possibly
+        // another view's, which then has this one renewed too, and its own when it comes back.
+        if view.uses >= Self.maxUses || (WebProcesses.largestPrivateMemory() ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
             IdleDriverCode.pageOutNewWebProcesses() // the new web process starts with the blank page
         }
