@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -336,4 +337,35 @@ long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int 
     long result = advised < 0 ? -errno : (long)advised;
     close(pidfd);
     return result;
+}
+
+typedef struct {
+    GSource source;
+    int fd;
+} PreciseTimeout;
+
+static gboolean precise_dispatch(GSource *source, GSourceFunc callback, gpointer data) {
+    (void)source;
+    return callback ? callback(data) : G_SOURCE_REMOVE;
+}
+
+static void precise_finalize(GSource *source) {
+    close(((PreciseTimeout *)source)->fd);
+}
+
+static GSourceFuncs precise_timeout_funcs = {NULL, NULL, precise_dispatch, precise_finalize, NULL, NULL};
+
+guint ph_timeout_add_precise(gint64 microseconds, GSourceFunc fn, gpointer data, GDestroyNotify destroy) {
+    if (microseconds < 1) microseconds = 1; // an all-zero it_value disarms a timerfd
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (fd < 0) return g_timeout_add_full(G_PRIORITY_DEFAULT, (guint)((microseconds + 999) / 1000), fn, data, destroy);
+    struct itimerspec when = {{0, 0}, {(time_t)(microseconds / 1000000), (long)(microseconds % 1000000) * 1000}};
+    timerfd_settime(fd, 0, &when, NULL);
+    GSource *source = g_source_new(&precise_timeout_funcs, sizeof(PreciseTimeout));
+    ((PreciseTimeout *)source)->fd = fd;
+    g_source_add_unix_fd(source, fd, G_IO_IN); // ready once the timer expired: GLib's own check
+    g_source_set_callback(source, fn, data, destroy);
+    guint id = g_source_attach(source, NULL);
+    g_source_unref(source);
+    return id;
 }

@@ -71,6 +71,13 @@ WebKitUserContentFilter *ph_compile_content_filter(const char *directory, const 
 // window's updates so GDK no longer allocates a paint buffer for them. Call once shown.
 void ph_window_skip_drawing(GtkWidget *window);
 
+// Why: a GLib timeout wakes the loop in whole milliseconds, rounded up (poll's timeout): a
+// settle check due at a time fired 0.7 ms after it on median. This source wakes through a
+// timerfd instead, to the microsecond. Calls `fn` (with `data`) once, `microseconds` from now,
+// on the default main context; `destroy` releases `data`. Returns the source id (g_source_remove
+// cancels it). Falls back to a GLib timeout if no timerfd can be made.
+guint ph_timeout_add_precise(gint64 microseconds, GSourceFunc fn, gpointer data, GDestroyNotify destroy);
+
 // Why: prctl(PR_SET_PDEATHSIG) is varargs and must run between fork and exec, which Swift cannot do.
 // Starts argv[0] (searched in PATH) with stdout on `stdout_fd` and stderr on `stderr_fd` (-1: inherit),
 // in its own process group, sent SIGTERM when the calling thread dies. Returns the pid, or -1 with errno set.

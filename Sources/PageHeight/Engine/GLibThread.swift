@@ -1,4 +1,5 @@
 import CWebKit
+import CPageHeightShim
 import Foundation
 
 /// The one thread where GTK and WebKit live, running the GLib main loop of the default context.
@@ -49,7 +50,8 @@ private final class JobBox {
     init(_ job: @escaping () -> Void) { self.job = job }
 }
 
-/// A one-shot GLib timeout on the GLib thread; cancelling it after it fired is harmless.
+/// A one-shot timer on the GLib thread, to the microsecond (`ph_timeout_add_precise`); cancelling
+/// it after it fired is harmless.
 final class GLibTimer {
     private var sourceID: guint = 0
     private var job: (() -> Void)?
@@ -57,9 +59,9 @@ final class GLibTimer {
     /// Fires `job` once after `seconds` (GLib thread only).
     init(after seconds: Double, _ job: @escaping () -> Void) {
         self.job = job
-        let milliseconds = guint(max(0, (seconds * 1000).rounded()))
+        let microseconds = gint64(max(0, (seconds * 1_000_000).rounded()))
         let me = Unmanaged.passRetained(self).toOpaque()
-        sourceID = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+        sourceID = ph_timeout_add_precise(microseconds, { data in
             let timer = Unmanaged<GLibTimer>.fromOpaque(data!).takeUnretainedValue()
             timer.sourceID = 0
             let job = timer.job
