@@ -240,7 +240,7 @@ final class MeasurementDriver {
         settleTimer = nil
         guard !ended, !resizing, session.finishedAt != nil else { return }
         if let due = session.settleCheckAt {
-            settleTimer = GLibTimer(after: max(0, due - now)) { [weak self] in
+            settleTimer = GLibTimer(after: max(0, due - now), precise: true) { [weak self] in
                 self?.read(.poll, cause: "settle-check")
             }
         } else {

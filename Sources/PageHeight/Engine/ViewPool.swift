@@ -26,6 +26,8 @@ final class ViewPool {
     /// kept that through its next pages: the tree peaked at 337 MB with five pages a process,
     /// 270 MB with this bound as well, in the same wall time (288 s against 286).
     static let maxPrivateMemory = 64 << 20
+    /// Views checked out and not yet back.
+    private var measuring = 0
     /// Idle views kept per key at most.
     var maxIdle = 8
 
@@ -36,6 +38,7 @@ final class ViewPool {
 
     /// A view for `options`: an idle one when there is one, else a new one.
     func checkout(_ options: MeasureOptions, fresh: Bool = false) -> PageView {
+        measuring += 1
         let key = Self.key(options)
         if !fresh, var views = idle[key], let view = views.popLast() {
             idle[key] = views
@@ -52,15 +55,20 @@ final class ViewPool {
     /// it in the view), else closed; `then` runs when the view is back or
     /// gone (a few ms), so that the next page gets it back rather than a new web process.
     func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
+        let alone = measuring == 1
+        measuring -= 1
         view.uses += 1
         let key = Self.key(options)
         guard view.reusable, (idle[key]?.count ?? 0) < maxIdle else {
             view.close()
             return then()
         }
-        // The largest of our web processes: at one job, this view's own; at more, possibly
-        // another view's, which then has this one renewed too, and its own when it comes back.
-        if view.uses >= Self.maxUses || (WebProcesses.largestPrivateMemory() ?? 0) >= Self.maxPrivateMemory {
+        // pageheight cannot tell which web process serves which view, so the bound applies when
+        // this view was the only one measuring: the largest of our web processes is then its own
+        // (or an idle view's the bound let through). With other views measuring it also renewed
+        // views for their neighbours' pages.
+        if view.uses >= Self.maxUses
+            || (alone && (WebProcesses.largestPrivateMemory() ?? 0) >= Self.maxPrivateMemory) {
             view.renewWebProcess()
             IdleDriverCode.pageOutNewWebProcesses() // the new web process starts with the blank page
         }
