@@ -4,7 +4,7 @@
 On the article corpus (../shared/corpus/articles: readability/*/reader.html,
 readability/*/source.html, aeb/*/source.html; offline; width 390) measures, in one run, on the
 same pages, wall time, pages/s, p50/p95 seconds per page and the peak PSS of the whole process
-tree (sum of /proc/<pid>/smaps_rollup Pss over the tree, sampled every 50 ms) for:
+tree (sum of /proc/<pid>/smaps_rollup Pss over the tree; see core.TreePeak for when it is read) for:
 
 - pageheight batch, default mode, --jobs 1, 2, 4 (and its default jobs if that is another
   number); --until quick --no-fit (the peers' quick rule: load, fonts, images, one reading, fixed 844 px view) at its default jobs; --until schedule --jobs 1 on the
@@ -41,7 +41,7 @@ import time
 from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from core import BINARY, CORPUS, ENV, ROOT, rollup, tree  # noqa: E402
+from core import BINARY, CORPUS, ENV, ROOT, TreePeak  # noqa: E402
 
 BINARY = os.environ.get("PAGEHEIGHT_BENCH_BINARY", BINARY)  # another build or a stand-in, for trials
 PEERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers")
@@ -53,7 +53,7 @@ PEERS = {  # key: (label, script)
     "c": ("(c) headless Chromium + Selenium", "chromium_peer.py"),
 }
 WIDTH = 390
-SAMPLE = 0.05  # s between PSS samples
+SAMPLE = 0.05  # s between samples of the tree's anonymous memory (core.TreePeak)
 
 
 # ---------------------------------------------------------------- pages and machine
@@ -160,9 +160,9 @@ def run_measured(command, env, cap):
         start = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=env,
                                    start_new_session=True)
-        peak = 0
+        peak, sampler = 0, TreePeak(process.pid)
         while process.poll() is None:
-            peak = max(peak, sum(rollup(p, "Pss") for p in tree(process.pid)))
+            peak = sampler.sample()
             if time.monotonic() - start > cap:
                 os.killpg(process.pid, signal.SIGKILL)  # the group this script started
                 break
