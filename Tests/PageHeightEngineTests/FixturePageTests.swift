@@ -148,6 +148,32 @@ struct FixturePageTests {
         #expect(loading.contains("in a reused view with a new web process"), "\(loading)")
     }
 
+    /// The same while another view measures: the pool knows each view's own web process, so
+    /// the large one is replaced when its own view comes back. Judged by the largest of our web
+    /// processes, the other view, back later and alone, renewed its own small one instead.
+    @Test func theLargeWebProcessIsFoundWhileAnotherViewMeasures() async throws {
+        let engine = try PageHeightEngine.shared()
+        let options = try CommandLineArguments.parse(["--font-size", "19", "x"]).options // a pool key of its own
+        let pages = FixtureCase.pagesDirectory
+        func large() -> Set<Int32> {
+            Set(WebProcesses.ofThisProcess().filter { (WebProcesses.privateMemory($0) ?? 0) >= ViewPool.maxPrivateMemory })
+        }
+        let before = large()
+        async let slow = engine.measure(.file(pages.appendingPathComponent("grow-2.5.html").path), options: options)
+        let held = await engine.measure(.file(pages.appendingPathComponent("holds-memory.html").path), options: options)
+        #expect(held.status == .ok && held.height == 600, "holds-memory gave \(held.height ?? -1)")
+        #expect(await slow.height == 1300) // still measuring when holds-memory's view came back
+        #expect(large().isSubset(of: before), "a web process left large is still there: \(large()) (before: \(before))")
+        let lines = LockedLines()
+        async let first = engine.measure(.file(pages.appendingPathComponent("static.html").path), options: options,
+                                         log: { lines.append($0) })
+        let second = await engine.measure(.file(pages.appendingPathComponent("static.html").path), options: options,
+                                          log: { lines.append($0) })
+        #expect(await first.height == 1234 && second.height == 1234)
+        let loading = lines.all.filter { $0.contains("loading ") }
+        #expect(loading.count == 2 && loading.filter { $0.contains("with a new web process") }.count == 1, "\(loading)")
+    }
+
     /// Pages are drawn in software, so only the web processes open Mesa's EGL (and its LLVM);
     /// this process, WebKit's UI process, never does, and the page still measures as usual.
     @Test func onlyTheWebProcessLoadsTheGraphicsDriver() async throws {

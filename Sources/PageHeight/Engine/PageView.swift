@@ -28,6 +28,13 @@ final class PageView {
     var uses = 0
     /// Whether the view's web process was renewed since its last page.
     private(set) var renewed = false
+    /// The pid of the view's web process, when known (WebKit's API does not tell it). WebKit
+    /// starts a view's web process during the first load call after the view was made or its
+    /// process renewed, so the one web process of ours that appears during that call is the
+    /// view's. Nil before that load, after a renewal, or when that call started none or several.
+    private(set) var webProcess: Int32?
+    /// Whether the next load starts the view's web process.
+    private var startsWebProcess = true
     /// False once its web process died or it was closed: it must not be reused.
     private(set) var reusable = true
     private var window: UnsafeMutablePointer<GtkWidget>?
@@ -166,7 +173,17 @@ final class PageView {
             check()
         }
         setViewportHeight(height)
-        webkit_web_view_load_uri(view, "data:text/html,%3Ctitle%3E\(title)%3C%2Ftitle%3E")
+        noteWebProcess { webkit_web_view_load_uri(view, "data:text/html,%3Ctitle%3E\(title)%3C%2Ftitle%3E") }
+    }
+
+    /// Runs `load`; when it starts the view's web process, notes that process's pid.
+    private func noteWebProcess(_ load: () -> Void) {
+        guard startsWebProcess else { return load() }
+        startsWebProcess = false
+        let before = Set(WebProcesses.ofThisProcess())
+        load()
+        let started = Set(WebProcesses.ofThisProcess()).subtracting(before)
+        webProcess = started.count == 1 ? started.first : nil
     }
 
     /// Blank pages loaded so far (their titles tell them apart). GLib thread only.
@@ -187,6 +204,8 @@ final class PageView {
         webkit_web_view_terminate_web_process(view)
         uses = 0
         renewed = true
+        webProcess = nil
+        startsWebProcess = true
     }
 
     /// Marks the view as not to be reused (its web process died).
@@ -254,6 +273,10 @@ final class PageView {
 
     func load(_ source: PageSource) {
         renewed = false
+        noteWebProcess { start(source) }
+    }
+
+    private func start(_ source: PageSource) {
         switch source {
         case .url(let url):
             webkit_web_view_load_uri(view, url)
