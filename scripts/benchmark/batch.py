@@ -53,7 +53,7 @@ PEERS = {  # key: (label, script)
     "c": ("(c) headless Chromium + Selenium", "chromium_peer.py"),
 }
 WIDTH = 390
-SAMPLE = 0.05  # s between samples of the tree's anonymous memory (core.TreePeak)
+SAMPLE = 0.05  # s between samples of the tree (core.TreePeak: resident sizes, PSS when it can be a new peak)
 
 
 # ---------------------------------------------------------------- pages and machine
