@@ -42,8 +42,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
         // again without end (`readability/ehow-2`, `Pages/error-loop.html`) otherwise piles up
         // 60-110 MB between collections: one job's tree peak in default mode, 185 corpus
-        // pages, 333 -> 273 MB. A live heap above it is legal (`Pages/large-heap.html`); a
-        // script that allocates 60 MB at once runs 0.05-0.2 s longer.
+        // pages, 333 -> 273 MB. A live heap above it is legal (`Pages/large-heap.html`: 100 MB);
+        // a script that builds a million objects at once runs 0.05-0.2 s longer.
         setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
         // GLib and WebKit start a score of threads; one malloc arena each would keep memory
         // that another thread freed out of reach. Two arenas serve this process.
