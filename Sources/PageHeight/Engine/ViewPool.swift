@@ -85,12 +85,13 @@ final class ViewPool {
         }
     }
 
-    /// The private memory of the view's web process. When its pid is not known (or that process
-    /// is gone: a page that navigated to another site may have moved to another process), and
-    /// the view was the only one measuring, the largest of our web processes': then its own, or
-    /// an idle view's that the bound let through. With other views measuring, the largest
-    /// renewed views for their neighbours' pages (quick rule, four jobs: 5.59/6.00 pages/s
-    /// against 5.83/6.42).
+    /// The private memory of the view's web process. When its pid is not known (the load that
+    /// started it started none or several of ours) or that process is gone, and the view was
+    /// the only one measuring, the largest of our web processes': then its own, or an idle
+    /// view's that the bound let through. With other views measuring, the largest renewed views
+    /// for their neighbours' pages (quick rule, four jobs: 5.59/6.00 pages/s against 5.83/6.42).
+    /// WebKitGTK 2.50 keeps a view's process across navigations to other sites (no process swap
+    /// seen from script or `load_uri`, `http:` to `file:` included).
     private static func privateMemory(of view: PageView, alone: Bool) -> Int? {
         if let pid = view.webProcess, let memory = WebProcesses.privateMemory(pid) { return memory }
         return alone ? WebProcesses.largestPrivateMemory() : nil
