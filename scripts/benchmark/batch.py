@@ -4,7 +4,8 @@
 On the article corpus (../shared/corpus/articles: readability/*/reader.html,
 readability/*/source.html, aeb/*/source.html; offline; width 390) measures, in one run, on the
 same pages, wall time, pages/s, p50/p95 seconds per page and the peak PSS of the whole process
-tree (sum of /proc/<pid>/smaps_rollup Pss over the tree; see core.TreePeak for when it is read) for:
+tree (sum of /proc/<pid>/smaps_rollup Pss over the tree; see core.TreePeak for when it is read,
+and why a sample taken while a process of the tree exits is dropped) for:
 
 - pageheight batch, default mode, --jobs 1, 2, 4 (and its default jobs if that is another
   number); --until quick --no-fit (the peers' quick rule: load, fonts, images, one reading, fixed 844 px view) at its default jobs; --until schedule --jobs 1 on the
@@ -155,7 +156,8 @@ def default_jobs():
 # ---------------------------------------------------------------- running a contender
 
 def run_measured(command, env, cap):
-    """Runs command; returns (wall s, peak tree PSS KB, exit code, stderr tail)."""
+    """Runs command; returns (wall s, peak tree PSS KB, exit code, stderr tail, samples dropped
+    because a process of the tree was exiting)."""
     with tempfile.TemporaryFile() as err:
         start = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=env,
@@ -171,7 +173,7 @@ def run_measured(command, env, cap):
         wall = time.monotonic() - start
         err.seek(0)
         tail = err.read().decode(errors="replace").strip().splitlines()[-3:]
-    return wall, peak, code, tail
+    return wall, peak, code, tail, sampler.dropped
 
 
 def read_jsonl(path):
@@ -214,11 +216,11 @@ def pageheight_record(report, pages):
 
 def run_contender(name, rule, jobs, command, out, pages, env, kind):
     cap = 35 * len(pages) + 120
-    wall, peak, code, tail = run_measured(command, env, cap)
+    wall, peak, code, tail, dropped = run_measured(command, env, cap)
     raw = read_jsonl(out)
     records = [pageheight_record(r, pages) for r in raw] if kind == "pageheight" else raw
     result = {"contender": name, "rule": rule, "jobs": jobs, "command": command, "pages": len(pages),
-              "wall": wall, "peakPssKB": peak, "exit": code, "records": records, "skipped": None}
+              "wall": wall, "peakPssKB": peak, "droppedSamples": dropped, "exit": code, "records": records, "skipped": None}
     if not records or (kind == "pageheight" and code not in (0, 1)) or (kind == "peer" and code != 0 and
                                                                          len(records) < len(pages)):
         result["skipped"] = f"command failed (exit {code}, {len(records)} of {len(pages)} pages): " + \
@@ -364,16 +366,16 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
                f"`aeb/*/source.html`), sorted, offline, width {WIDTH}; schedule rule on {len(subset)} of them "
                f"spread evenly over the list. pageheight default jobs: {jobs_default} ({jobs_note}). "
                f"Command: `python3 scripts/benchmark/batch.py`.\n")
-    out.append("| contender | rule | jobs | pages | wall s | pages/s | p50 s/page | p95 s/page | peak tree PSS MB | errors |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    out.append("| contender | rule | jobs | pages | wall s | pages/s | p50 s/page | p95 s/page | peak tree PSS MB | samples dropped (a process exiting) | errors |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         if r.get("skipped"):
-            out.append(f"| {r['contender']} | {r['rule']} | {r['jobs']} | {r['pages']} | - | - | - | - | - | "
+            out.append(f"| {r['contender']} | {r['rule']} | {r['jobs']} | {r['pages']} | - | - | - | - | - | - | "
                        f"skipped: {r['skipped'].replace('|', '/')} |")
         else:
             out.append(f"| {r['contender']} | {r['rule']} | {r['jobs']} | {r['measured']} | {r['wall']:.1f} | "
                        f"{fmt(r['pagesPerSecond'])} | {fmt(r['p50'], 3)} | {fmt(r['p95'], 3)} | "
-                       f"{mb(r['peakPssKB'])} | {r['errors']} |")
+                       f"{mb(r['peakPssKB'])} | {r.get('droppedSamples', '-')} | {r['errors']} |")
     for note in skipped_by_flag:
         out.append(f"\nSkipped by `--skip`: {note}.")
 

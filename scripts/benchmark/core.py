@@ -56,6 +56,23 @@ def rollup(pid, field):
     return proc_kb(pid, "smaps_rollup", field)
 
 
+PF_EXITING = 0x4  # include/linux/sched.h: set as a process starts to exit, before it unmaps
+
+
+def states(pids):
+    """Each pid's state: "alive", "exiting" (unmapping its memory) or "dead" (a zombie, or gone)."""
+    result = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            dead = fields[0] in "ZXx"
+            result[pid] = "dead" if dead else "exiting" if int(fields[6]) & PF_EXITING else "alive"
+        except (OSError, IndexError, ValueError):
+            result[pid] = "dead"
+    return result
+
+
 class TreePeak:
     """The peak PSS of a process tree, sampled so as to disturb the tree little.
 
@@ -65,10 +82,17 @@ class TreePeak:
     `status`) is a counter: 0.1 ms. So each sample estimates every process's PSS as its PSS at
     its last read plus the growth of its resident size since (a new process's PSS is read at
     once), and reads every process's PSS only when the tree's estimate comes within MARGIN KB of
-    the peak, or FULL seconds after the last such read. A process that exits only lowers the
-    tree's PSS. Checked against reading every process every 50 ms (185 pages): the same peaks
-    within the run-to-run spread; an estimate from anonymous memory alone read 10-20 MB low
-    (shared memory and the file pages of new processes grow too).
+    the peak, or FULL seconds after the last such read. Checked against reading every process
+    every 50 ms (185 pages): the same peaks within the run-to-run spread; an estimate from
+    anonymous memory alone read 10-20 MB low (shared memory and the file pages of new processes
+    grow too).
+
+    A sample taken while a process of the tree exits is dropped (`dropped` counts them): the
+    processes are read one after another, and the pages an exiting process shared move to the
+    others' PSS as it unmaps them, so a read of it before and of them after counts those pages
+    twice. pageheight renews its web processes every few pages, and at two jobs the highest
+    samples were such reads: an exiting web process still at 100-116 MB PSS with its anonymous
+    memory already freed, next to the others at their full share.
     """
     FULL = 1.0
     MARGIN = 8 * 1024
@@ -78,6 +102,7 @@ class TreePeak:
         self.peak = 0
         self.read_at = None
         self.known = {}  # pid: (PSS, VmRSS) at its last read, KB
+        self.dropped = 0  # samples taken while a process of the tree exited
 
     def read(self, pid):
         self.known[pid] = (rollup(pid, "Pss"), proc_kb(pid, "status", "VmRSS"))
@@ -98,7 +123,14 @@ class TreePeak:
             if estimate < self.peak - self.MARGIN:
                 return self.peak
         self.known = {}
-        self.peak = max(self.peak, sum(self.read(pid) for pid in pids))
+        before = states(pids)
+        total = sum(self.read(pid) for pid in pids)
+        after = states(pids)
+        if "exiting" in before.values() or after != before:
+            self.known = {}
+            self.dropped += 1
+            return self.peak
+        self.peak = max(self.peak, total)
         self.read_at = now
         return self.peak
 
