@@ -369,16 +369,3 @@ guint ph_timeout_add_precise(gint64 microseconds, GSourceFunc fn, gpointer data,
     g_source_unref(source);
     return id;
 }
-
-int ph_ui_process_prompt_page_return(uint64_t delay_ns, double period_ms) {
-    // WebKit's allocator (libpas, in libjavascriptcoregtk) keeps freed pages committed until its
-    // scavenger has seen them free for pas_scavenger_max_epoch_delta (300 ms), looking every
-    // pas_scavenger_period_in_milliseconds (100). Both are exported tuning variables; a WebKit
-    // without them is left as it is.
-    uint64_t *delay = dlsym(RTLD_DEFAULT, "pas_scavenger_max_epoch_delta");
-    double *period = dlsym(RTLD_DEFAULT, "pas_scavenger_period_in_milliseconds");
-    if (!delay || !period) return 0;
-    *delay = delay_ns;
-    *period = period_ms;
-    return 1;
-}

@@ -201,19 +201,6 @@ struct FixturePageTests {
                 "the web process grew to \(largest.value >> 20) MB of private memory")
     }
 
-    /// WebKit's allocator in this process, the UI process, gives freed pages back after 20 ms,
-    /// not 300: fit mode's replaced copies of a tall view (25 MB each at 16384 px) do not pile up.
-    /// Read back from the allocator's own variables once the engine runs; a WebKit that stops
-    /// exporting them fails here rather than quietly keeping the copies.
-    @Test func theUIProcessGivesFreedPagesBackPromptly() throws {
-        _ = try PageHeightEngine.shared()
-        let delay = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pas_scavenger_max_epoch_delta"),
-                                 "libpas does not export its scavenger's delay")
-        let period = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pas_scavenger_period_in_milliseconds"))
-        #expect(delay.load(as: UInt64.self) == PageHeightEngine.freedPageDelay)
-        #expect(period.load(as: Double.self) == PageHeightEngine.scavengerPeriod)
-    }
-
     /// Pages are drawn in software, so only the web processes open Mesa's EGL (and its LLVM);
     /// this process, WebKit's UI process, never does, and the page still measures as usual.
     @Test func onlyTheWebProcessLoadsTheGraphicsDriver() async throws {

@@ -89,12 +89,6 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd);
 // Does nothing when libEGL is not loaded.
 void ph_ui_process_without_egl(void);
 
-// Why: WebKit's allocator (libpas) has no API for this, only exported tuning variables.
-// Makes WebKit's allocator in this process give freed pages back to the kernel once they have
-// been free for `delay_ns`, looking every `period_ms`. Returns 0, changing nothing, when this
-// WebKit does not export those variables.
-int ph_ui_process_prompt_page_return(uint64_t delay_ns, double period_ms);
-
 // Why: pidfd_open and process_madvise are GNU extensions that Swift's Glibc module does not export.
 // Asks the kernel to reclaim the pages of process `pid` in `count` (at most 64) address ranges
 // (MADV_PAGEOUT): clean file pages are dropped and read back if touched again. Returns the bytes

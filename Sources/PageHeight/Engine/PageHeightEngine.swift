@@ -18,10 +18,6 @@ public final class PageHeightEngine: @unchecked Sendable {
     nonisolated(unsafe) private static var instance: PageHeightEngine?
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
     static let garbageBudget = 8 << 20
-    /// How long WebKit's allocator in this process keeps a freed page before giving it back (ns),
-    /// and how often it looks (ms); see `init`.
-    static let freedPageDelay: UInt64 = 20_000_000
-    static let scavengerPeriod = 20.0
 
     /// The process's engine, started on first use (display, GTK, web context).
     public static func shared() throws -> PageHeightEngine {
@@ -49,12 +45,6 @@ public final class PageHeightEngine: @unchecked Sendable {
         // pages, 333 -> 273 MB. A live heap above it is legal (`Pages/large-heap.html`: 100 MB);
         // a script that builds a million objects at once runs 0.05-0.2 s longer.
         setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
-        // Fit mode resizes the view as its content grows, and WebKit's UI side replaces its copy
-        // of the view's pixels each time (390 x 16384 px: 25 MB). Its allocator kept the copies
-        // it replaced for 300-400 ms: on a page that grows to 22200 px, 10 + 19 + 25 MB at once.
-        // Given back after 20 ms, one job's 8 highest samples in default mode (185 corpus pages)
-        // fell from 262-270 to 248-269 MB (two runs each way).
-        ph_ui_process_prompt_page_return(Self.freedPageDelay, Self.scavengerPeriod)
         // GLib and WebKit start a score of threads; one malloc arena each would keep memory
         // that another thread freed out of reach. Two arenas serve this process.
         mallopt(M_ARENA_MAX, 2)
