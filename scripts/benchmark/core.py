@@ -19,17 +19,23 @@ CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "articles")
 ENV = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
 
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name (state, ppid, ...); None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def tree(pid):
     """pid and all its live descendants, from /proc."""
     parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-                parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
-            except (OSError, ValueError, IndexError):
-                pass
+            fields = stat_fields(int(entry))
+            if fields:
+                parents[int(entry)] = int(fields[1])
     result, frontier = [pid], [pid]
     while frontier:
         current = frontier.pop()
@@ -63,13 +69,11 @@ def states(pids):
     """Each pid's state: "alive", "exiting" (unmapping its memory) or "dead" (a zombie, or gone)."""
     result = {}
     for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            dead = fields[0] in "ZXx"
-            result[pid] = "dead" if dead else "exiting" if int(fields[6]) & PF_EXITING else "alive"
-        except (OSError, IndexError, ValueError):
+        fields = stat_fields(pid)
+        if not fields or fields[0] in ("Z", "X", "x"):
             result[pid] = "dead"
+        else:
+            result[pid] = "exiting" if int(fields[6]) & PF_EXITING else "alive"
     return result
 
 
