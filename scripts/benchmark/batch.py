@@ -25,6 +25,9 @@ DISPLAY (it starts its own Xvfb) and --offline.
     python3 scripts/benchmark/batch.py --markdown batch.md --raw batch.json
     python3 scripts/benchmark/batch.py --pages 12 --schedule-subset 3   # a quick trial
 
+pageheight's default-mode and quick-rule rows run three times (`--runs`), in passes over all of
+them; their pages/s and peaks are the medians (see combine()).
+
 A contender whose command fails (for instance a pageheight without `batch`) is skipped with a
 note in the output. Prints a Markdown section on stdout.
 """
@@ -236,6 +239,24 @@ def run_contender(name, rule, jobs, command, out, pages, env, kind):
     return result
 
 
+def combine(runs):
+    """One result from repeated runs of one command. A tree's peak depends on which heavy pages two
+    or four views meet at the same moment, so one run's peak moved by tens of MB between runs of the
+    same code (two jobs, quick rule: 300-350 MB). The combined result carries the median pages/s,
+    wall time and peak PSS of the runs that completed, every run's own figures (`runs`), and the
+    first completed run's per-page records (heights, timings, overhead)."""
+    done = [r for r in runs if not r.get("skipped")]
+    if len(runs) == 1 or not done:
+        return runs[0]
+    result = dict(done[0])
+    for key in ("pagesPerSecond", "peakPssKB", "wall"):
+        result[key] = statistics.median(r[key] for r in done)
+    result["droppedSamples"] = sum(r.get("droppedSamples", 0) for r in done)
+    result["runs"] = [{key: r.get(key) for key in ("wall", "pagesPerSecond", "peakPssKB", "droppedSamples",
+                                                   "measured", "errors", "skipped")} for r in runs]
+    return result
+
+
 def percentile(values, p):
     if not values:
         return None
@@ -332,6 +353,7 @@ def ratio_line(text, value, target, higher=True):
     return f"- {text}: **{value:.2f}** (target {'>=' if higher else '<='} {target:g}) {'PASS' if ok else 'FAIL'}"
 
 
+QUICK = "quick (--until quick --no-fit)"
 REPEAT_SCHEDULE = "schedule, every page (--until schedule)"
 REPEAT_BLOCK_DEFAULT = "default, --offline=block"
 REPEAT_BLOCK_SCHEDULE = "schedule, every page, --offline=block"
@@ -366,23 +388,27 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
                f"`aeb/*/source.html`), sorted, offline, width {WIDTH}; schedule rule on {len(subset)} of them "
                f"spread evenly over the list. pageheight default jobs: {jobs_default} ({jobs_note}). "
                f"Command: `python3 scripts/benchmark/batch.py`.\n")
-    out.append("| contender | rule | jobs | pages | wall s | pages/s | p50 s/page | p95 s/page | peak tree PSS MB | samples dropped (a process exiting) | errors |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    out.append("Where a row had several runs, its wall time, pages/s and peak are their medians, and the last "
+               "column gives each run's peak and pages/s; p50/p95, errors and heights are the first run's.\n")
+    out.append("| contender | rule | jobs | pages | wall s | pages/s | p50 s/page | p95 s/page | peak tree PSS MB | samples dropped (a process exiting) | errors | runs: peak MB @ pages/s |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         if r.get("skipped"):
             out.append(f"| {r['contender']} | {r['rule']} | {r['jobs']} | {r['pages']} | - | - | - | - | - | - | "
-                       f"skipped: {r['skipped'].replace('|', '/')} |")
+                       f"skipped: {r['skipped'].replace('|', '/')} | - |")
         else:
+            each = ", ".join(f"{mb(x['peakPssKB'])} @ {fmt(x['pagesPerSecond'])}" if not x.get("skipped") else "failed"
+                             for x in r["runs"]) if r.get("runs") else "1"
             out.append(f"| {r['contender']} | {r['rule']} | {r['jobs']} | {r['measured']} | {r['wall']:.1f} | "
                        f"{fmt(r['pagesPerSecond'])} | {fmt(r['p50'], 3)} | {fmt(r['p95'], 3)} | "
-                       f"{mb(r['peakPssKB'])} | {r.get('droppedSamples', '-')} | {r['errors']} |")
+                       f"{mb(r['peakPssKB'])} | {r.get('droppedSamples', '-')} | {r['errors']} | {each} |")
     for note in skipped_by_flag:
         out.append(f"\nSkipped by `--skip`: {note}.")
 
     ph_default = ok(by.get(("pageheight", "default", jobs_default)))
-    ph_quick = ok(by.get(("pageheight", "quick (--until quick --no-fit)", jobs_default)))
+    ph_quick = ok(by.get(("pageheight", QUICK, jobs_default)))
     ph_jobs = {j: ok(by.get(("pageheight", "default", j))) for j in (1, 2, 4)}
-    ph_quick_jobs = {j: ok(by.get(("pageheight", "quick (--until quick --no-fit)", j))) for j in (1, 2, 4)}
+    ph_quick_jobs = {j: ok(by.get(("pageheight", QUICK, j))) for j in (1, 2, 4)}
     peer_schedule = {k: ok(by.get((PEERS[k][0], "schedule", 1))) for k in PEERS}
     peer_quick = {k: ok(by.get((PEERS[k][0], "quick", 1))) for k in PEERS}
 
@@ -442,6 +468,9 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
     # Memory on the peers' own rule (quick, --no-fit: the same fixed 844 px view), then in default
     # mode (fit: the view grows to the content, up to 16384 device px).
     for rule_label, by_jobs in (("quick rule, --no-fit", ph_quick_jobs), ("default mode", ph_jobs)):
+        counts = sorted({len(r.get("runs") or [r]) for r in by_jobs.values() if r})
+        if counts and counts != [1]:
+            rule_label += f" (peaks: medians of {'/'.join(map(str, counts))} runs)"
         if by_jobs[1] and peer_pss:
             for label, pss in peer_pss:
                 out.append(ratio_line(f"(3) pageheight {rule_label}, jobs 1 peak tree PSS ÷ {label} (quick) peak tree PSS",
@@ -549,6 +578,9 @@ def main():
     parser.add_argument("--skip", action="append", default=[],
                         help="skip a contender: pageheight, a, b, c, schedule, quick, repeat (repeatable, or comma-separated)")
     parser.add_argument("--jobs", default="1,2,4", help="pageheight --jobs values, default mode (default 1,2,4)")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="runs of each pageheight default-mode and quick-rule row (their pages/s and peaks "
+                             "are the medians; default 3)")
     parser.add_argument("--markdown", help="also write the Markdown section here")
     parser.add_argument("--raw", help="write every run's per-page results as JSON here")
     arguments = parser.parse_args()
@@ -584,7 +616,7 @@ def main():
         runs = [("default", j, []) for j in sorted({int(j) for j in arguments.jobs.split(",")} | {jobs_default})]
         if "quick" not in skip:
             for j in sorted({1, 2, jobs_default}):
-                runs.append(("quick (--until quick --no-fit)", j, ["--until", "quick", "--no-fit"]))
+                runs.append((QUICK, j, ["--until", "quick", "--no-fit"]))
         if "schedule" not in skip:
             runs.append(("schedule (--until schedule)", 1, ["--until", "schedule"]))
         if "repeat" not in skip:
@@ -594,12 +626,20 @@ def main():
                      (REPEAT_BLOCK_SCHEDULE, jobs_default, ["--offline=block", "--until", "schedule"]),
                      (AGAIN_SCHEDULE, jobs_default, ["--until", "schedule"]),
                      (AGAIN_BLOCK_SCHEDULE, jobs_default, ["--offline=block", "--until", "schedule"])]
-        for rule, jobs, extra in runs:
-            page_list = subset if rule.startswith("schedule (") else pages
-            out = os.path.join(work, f"pageheight-{rule.split()[0].strip(',')}-{len(results)}-j{jobs}.jsonl")
-            command = [BINARY, "batch", "--offline", "--width", str(WIDTH), "--jobs", str(jobs), "--out", out] \
-                + extra + [lists["subset" if rule.startswith("schedule (") else "all"]]
-            results.append(run_contender("pageheight", rule, jobs, command, out, page_list, ENV, "pageheight"))
+        # The default-mode and quick-rule rows run `--runs` times, a pass over all of them at a time,
+        # so that a slow spell of the machine does not fall on one row's runs only.
+        repeated = [i for i, (rule, _, _) in enumerate(runs) if rule in ("default", QUICK)]
+        passes = [list(range(len(runs)))] + [repeated] * (max(1, arguments.runs) - 1)
+        done = [[] for _ in runs]
+        for number, indices in enumerate(passes):
+            for i in indices:
+                rule, jobs, extra = runs[i]
+                page_list = subset if rule.startswith("schedule (") else pages
+                out = os.path.join(work, f"pageheight-{rule.split()[0].strip(',')}-{i}-j{jobs}-run{number + 1}.jsonl")
+                command = [BINARY, "batch", "--offline", "--width", str(WIDTH), "--jobs", str(jobs), "--out", out] \
+                    + extra + [lists["subset" if rule.startswith("schedule (") else "all"]]
+                done[i].append(run_contender("pageheight", rule, jobs, command, out, page_list, ENV, "pageheight"))
+        results += [combine(r) for r in done]
 
     peer_env = dict(ENV, PYTHONUNBUFFERED="1")
     for key, (label, script) in PEERS.items():
