@@ -44,6 +44,7 @@ public enum HelpText {
                                   blocker stops it before it is sent, at the same point every run, so most pages
                                   whose scripts race with failing requests repeat; it also stops file://host/
                                   (what a saved page's //host/ links become): a file of another machine.
+                                  Either mode seeds Math.random, so pages that pick content at random repeat.
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).

@@ -77,6 +77,13 @@ final class PageView {
             WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
         webkit_user_content_manager_add_script(manager, script)
         webkit_user_script_unref(script)
+        if options.offline {
+            let random = webkit_user_script_new(
+                RepeatableRandom.source, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
+                WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+            webkit_user_content_manager_add_script(manager, random)
+            webkit_user_script_unref(random)
+        }
         webkit_user_content_manager_register_script_message_handler(manager, ProbeScript.messageHandler)
 
         let box = { Unmanaged.passRetained(self.events).toOpaque() }
