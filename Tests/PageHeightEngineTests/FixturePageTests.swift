@@ -241,19 +241,8 @@ struct FixturePageTests {
             var resident: [Int32: Int] = [:]
             for pid in WebProcesses.ofThisProcess() {
                 guard let maps = WebProcesses.read("/proc/\(pid)/maps"),
-                      let smaps = WebProcesses.read("/proc/\(pid)/smaps") else { continue }
-                let starts = Set(IdleDriverCode.codeRanges(inMaps: maps).map { String($0.lowerBound, radix: 16) })
-                guard !starts.isEmpty else { continue }
-                resident[pid] = 0
-                var inDriver = false
-                for line in smaps.split(separator: "\n") {
-                    let head = line.prefix(while: { $0 != " " }).split(separator: "-")
-                    if head.count == 2, head.allSatisfy({ UInt($0, radix: 16) != nil }) {
-                        inDriver = starts.contains(String(head[0]))
-                    } else if inDriver, line.hasPrefix("Rss:") {
-                        resident[pid, default: 0] += Int(line.split(separator: " ")[1]) ?? 0
-                    }
-                }
+                      case let ranges = IdleDriverCode.codeRanges(inMaps: maps), !ranges.isEmpty else { continue }
+                resident[pid] = residentKB(of: pid, in: ranges)
             }
             return resident
         }
@@ -275,6 +264,56 @@ struct FixturePageTests {
         for mapping in mappings {
             #expect(cachedShare(of: mapping) >= 0.9, "\(mapping.file): \(cachedShare(of: mapping)) of its code in the page cache")
         }
+    }
+
+    /// After a page, the library code and constants that this process ran once are paged out
+    /// of it (`IdleLibraryPages`, at most once a second, after each page), and the next page,
+    /// which reads back what it runs, measures as before. The kernel allows it with CAP_SYS_NICE.
+    @Test(.enabled(if: geteuid() == 0, "process_madvise(MADV_PAGEOUT) needs CAP_SYS_NICE"))
+    func idleLibraryPagesAreGivenBack() async throws {
+        let options = try CommandLineArguments.parse(["x"]).options
+        let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
+        // This test executable's code and constants, read through so that all of it is resident:
+        // only this process maps it.
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let mappings = IdleLibraryPages.readOnlyMappings(inMaps: WebProcesses.read("/proc/self/maps") ?? "")
+            .filter { $0.file == executable }
+        #expect(!mappings.isEmpty, "no read-only mapping of \(executable)")
+        var sum: UInt8 = 0
+        for mapping in mappings {
+            for address in stride(from: mapping.addresses.lowerBound, to: mapping.addresses.upperBound, by: 4096) {
+                sum &+= UnsafePointer<UInt8>(bitPattern: address)!.pointee
+            }
+        }
+        let before = residentKB(of: getpid(), in: mappings.map(\.addresses))
+        #expect(before >= mappings.map(\.addresses.count).reduce(0, +) / 1024 * 9 / 10, "read through, \(sum)")
+        try await Task.sleep(nanoseconds: 1_100_000_000) // the last round, an earlier test's page, is past
+        var report = try await PageHeightEngine.shared().measure(.file(page), options: options)
+        #expect(report.status == .ok && report.height == 1234)
+        var after = residentKB(of: getpid(), in: mappings.map(\.addresses))
+        for _ in 0..<30 where after > before / 4 {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            after = residentKB(of: getpid(), in: mappings.map(\.addresses))
+        }
+        #expect(after <= before / 4, "\(executable): \(before) KB resident before the page, \(after) KB after")
+        report = try await PageHeightEngine.shared().measure(.file(page), options: options)
+        #expect(report.status == .ok && report.height == 1234)
+    }
+
+    /// The resident KB of process `pid` in the mappings that start where `ranges` start.
+    private func residentKB(of pid: Int32, in ranges: [Range<UInt>]) -> Int {
+        let starts = Set(ranges.map { String($0.lowerBound, radix: 16) })
+        var resident = 0
+        var inside = false
+        for line in (WebProcesses.read("/proc/\(pid)/smaps") ?? "").split(separator: "\n") {
+            let head = line.prefix(while: { $0 != " " }).split(separator: "-")
+            if head.count == 2, head.allSatisfy({ UInt($0, radix: 16) != nil }) {
+                inside = starts.contains(String(head[0]))
+            } else if inside, line.hasPrefix("Rss:") {
+                resident += Int(line.split(separator: " ")[1]) ?? 0
+            }
+        }
+        return resident
     }
 
     /// The share of a mapping's part of its file that is in the page cache (mincore on a

@@ -74,7 +74,7 @@ enum IdleDriverCode {
     /// kernel to read those parts of the files back (POSIX_FADV_WILLNEED, in the background)
     /// keeps them in the page cache, which no process's memory counts, for the next one. The
     /// kernel reads at most its readahead window (often 1-8 MB) a call: one call a megabyte.
-    private static func keepInPageCache(_ mappings: [Mapping]) {
+    static func keepInPageCache(_ mappings: [Mapping]) {
         let chunk: UInt = 1 << 20
         for mapping in mappings {
             let fd = open(mapping.file, O_RDONLY | O_CLOEXEC)
@@ -99,11 +99,18 @@ enum IdleDriverCode {
     /// The executable mappings of the graphics driver in `maps` (the text of /proc/PID/maps):
     /// LLVM's and Mesa's (`*_dri.so`, `libgallium*`).
     static func codeMappings(inMaps maps: String) -> [Mapping] {
+        fileMappings(inMaps: maps) { permissions, name in
+            permissions == "r-xp" && (name.hasPrefix("libLLVM") || name.hasPrefix("libgallium") || name.hasSuffix("_dri.so"))
+        }
+    }
+
+    /// The mappings of files in `maps` whose permissions (`r-xp`) and file name (the last part
+    /// of the path) `chosen` accepts.
+    static func fileMappings(inMaps maps: String, where chosen: (Substring, Substring) -> Bool) -> [Mapping] {
         maps.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, fields[1] == "r-xp",
-                  let name = fields[5].split(separator: "/").last,
-                  name.hasPrefix("libLLVM") || name.hasPrefix("libgallium") || name.hasSuffix("_dri.so"),
+            guard fields.count == 6, fields[5].first(where: { $0 != " " }) == "/",
+                  let name = fields[5].split(separator: "/").last, chosen(fields[1], name),
                   let dash = fields[0].firstIndex(of: "-"),
                   let start = UInt(fields[0][..<dash], radix: 16),
                   let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16), end > start,
@@ -125,6 +132,11 @@ enum WebProcesses {
     /// Their pids: descendants of this process named `WebKitWebProcess` (as the kernel shortens
     /// it), found through /proc, zombies left out.
     static func ofThisProcess() -> [Int32] {
+        descendants().filter { $0.name.hasPrefix("WebKitWebProces") }.map(\.pid)
+    }
+
+    /// Every live descendant of this process, with its name (`comm`, at most 15 bytes).
+    static func descendants() -> [(pid: Int32, name: Substring)] {
         var parents: [Int32: Int32] = [:]
         var names: [Int32: Substring] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
@@ -135,12 +147,12 @@ enum WebProcesses {
             parents[pid] = parent
             names[pid] = stat[stat.index(after: open)..<close]
         }
-        var result: [Int32] = []
+        var result: [(pid: Int32, name: Substring)] = []
         var frontier = [getpid()]
         while let next = frontier.popLast() {
             for (child, parent) in parents where parent == next {
                 frontier.append(child)
-                if names[child]?.hasPrefix("WebKitWebProces") == true { result.append(child) }
+                result.append((child, names[child] ?? ""))
             }
         }
         return result
