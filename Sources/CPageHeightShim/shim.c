@@ -325,18 +325,26 @@ void ph_ui_process_without_egl(void) {
 }
 
 long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int count) {
-    if (count <= 0 || count > 64) return -EINVAL;
+    if (count < 0) return -EINVAL;
     int pidfd = pidfd_open(pid, 0);
     if (pidfd < 0) return -errno;
-    struct iovec ranges[64];
-    for (int i = 0; i < count; i++) {
-        ranges[i].iov_base = (void *)starts[i];
-        ranges[i].iov_len = lengths[i];
+    long total = 0;
+    for (int first = 0; first < count; first += 64) { // 64 ranges a call, on the stack
+        struct iovec ranges[64];
+        int n = count - first < 64 ? count - first : 64;
+        for (int i = 0; i < n; i++) {
+            ranges[i].iov_base = (void *)starts[first + i];
+            ranges[i].iov_len = lengths[first + i];
+        }
+        ssize_t advised = process_madvise(pidfd, ranges, (size_t)n, MADV_PAGEOUT, 0);
+        if (advised < 0) {
+            total = -errno;
+            break;
+        }
+        total += (long)advised;
     }
-    ssize_t advised = process_madvise(pidfd, ranges, (size_t)count, MADV_PAGEOUT, 0);
-    long result = advised < 0 ? -errno : (long)advised;
     close(pidfd);
-    return result;
+    return total;
 }
 
 typedef struct {

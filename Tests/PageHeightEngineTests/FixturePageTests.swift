@@ -300,6 +300,37 @@ struct FixturePageTests {
         #expect(report.status == .ok && report.height == 1234)
     }
 
+    /// One call pages out every range it is given, past the 64 that the shim hands the kernel at
+    /// a time: 80 one-page mappings of a file only this process maps, each read, are all out of
+    /// this process's memory afterwards. The kernel allows it with CAP_SYS_NICE.
+    @Test(.enabled(if: geteuid() == 0, "process_madvise(MADV_PAGEOUT) needs CAP_SYS_NICE"))
+    func pageOutTakesAnyNumberOfRanges() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-pageout-\(getpid())").path
+        let page = Int(getpagesize())
+        try Data(repeating: 7, count: 80 * page).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let fd = open(path, O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        fsync(fd) // clean pages: a dirty one would have to be written first
+        var mappings: [IdleDriverCode.Mapping] = []
+        var sum = 0
+        for index in 0..<80 {
+            // Each mapping below the one before at a higher offset: the kernel cannot merge them.
+            let address = try #require(mmap(nil, page, PROT_READ, MAP_PRIVATE, fd, off_t(index * page)))
+            #expect(address != MAP_FAILED)
+            sum += Int(address.load(as: UInt8.self))
+            let start = UInt(bitPattern: address)
+            mappings.append(.init(addresses: start..<start + UInt(page), file: path, offset: UInt(index * page)))
+        }
+        defer { mappings.forEach { munmap(UnsafeMutableRawPointer(bitPattern: $0.addresses.lowerBound), page) } }
+        #expect(residentKB(of: getpid(), in: mappings.map(\.addresses)) == 80 * page / 1024, "read: \(sum)")
+        #expect(PageOut.pageOut(getpid(), mappings) == .done)
+        #expect(residentKB(of: getpid(), in: mappings.prefix(64).map(\.addresses)) == 0)
+        #expect(residentKB(of: getpid(), in: mappings.dropFirst(64).map(\.addresses)) == 0)
+    }
+
+
     /// The resident KB of process `pid` in the mappings that start where `ranges` start.
     private func residentKB(of pid: Int32, in ranges: [Range<UInt>]) -> Int {
         let starts = Set(ranges.map { String($0.lowerBound, radix: 16) })

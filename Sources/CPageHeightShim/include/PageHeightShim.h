@@ -90,7 +90,7 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd);
 void ph_ui_process_without_egl(void);
 
 // Why: pidfd_open and process_madvise are GNU extensions that Swift's Glibc module does not export.
-// Asks the kernel to reclaim the pages of process `pid` in `count` (at most 64) address ranges
+// Asks the kernel to reclaim the pages of process `pid` in `count` address ranges
 // (MADV_PAGEOUT): clean file pages are dropped and read back if touched again. Returns the bytes
 // advised, or -errno (-EPERM without CAP_SYS_NICE, -ESRCH once the process is gone).
 long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int count);

@@ -7,9 +7,8 @@ import Foundation
 /// Mesa's driver brings LLVM. Their start-up (static constructors all over a 108 MB library, each
 /// fault mapping 64 KB around it) leaves 26-43 MB of LLVM's code resident that the process never
 /// runs again. Once a web process has loaded it, those pages are paged out (`process_madvise`,
-/// MADV_PAGEOUT): clean file pages, dropped and read back from the page cache or the disk if a page
-/// draws with GL after all. The kernel allows this with CAP_SYS_NICE (root has it); without it,
-/// or on a kernel before 5.10, the first refusal turns this off and nothing else changes.
+/// MADV_PAGEOUT, through `PageOut`): clean file pages, dropped and read back from the page cache if a
+/// page draws with GL after all. Where the kernel refuses, nothing else changes.
 ///
 /// The kernel leaves alone a page that another process maps too: code that two web processes
 /// fault in at the same moment (a batch's first views, started together) stays resident, once
@@ -20,8 +19,6 @@ enum IdleDriverCode {
     private static let queue = DispatchQueue(label: "pageheight.idle-driver-code", qos: .utility)
     /// The web processes whose driver code was found, and its mappings (queue only).
     nonisolated(unsafe) private static var treated: [Int32: [Mapping]] = [:]
-    /// Set once the kernel refused (queue only).
-    nonisolated(unsafe) private static var refused = false
 
     /// Pages out the driver code of the web processes of ours that have loaded it. Call when a
     /// web process is starting; returns at once. A web process opens EGL as it shows its first
@@ -34,13 +31,13 @@ enum IdleDriverCode {
     }
 
     private static func pageOut(lookAgainAfter delay: Double) {
-        guard !refused else { return }
+        guard !PageOut.refused else { return }
         let live = Set(WebProcesses.ofThisProcess())
         treated = treated.filter { live.contains($0.key) }
         var found = false
         for pid in live where treated[pid] == nil {
             guard let maps = WebProcesses.read("/proc/\(pid)/maps") else { continue }
-            let mappings = Array(codeMappings(inMaps: maps).prefix(64))
+            let mappings = codeMappings(inMaps: maps)
             guard !mappings.isEmpty else { continue } // not loaded yet
             treated[pid] = mappings
             found = true
@@ -52,40 +49,14 @@ enum IdleDriverCode {
     }
 
     private static func pageOut(_ pid: Int32, _ mappings: [Mapping], again: Double) {
-        guard !refused, treated[pid] != nil else { return }
-        let ranges = mappings.map(\.addresses)
-        let result = ph_page_out(pid, ranges.map { $0.lowerBound }, ranges.map { Int($0.count) }, Int32(ranges.count))
-        guard result >= 0 else {
-            switch Int32(-result) {
-            case EPERM, ENOSYS, EINVAL: refused = true // no CAP_SYS_NICE, or a kernel without it
-            default: treated[pid] = nil // the process exited, or is exiting
-            }
-            return
+        guard treated[pid] != nil else { return }
+        switch PageOut.pageOut(pid, mappings) {
+        case .done: break
+        case .gone: treated[pid] = nil; return
+        case .refused: return
         }
-        keepInPageCache(mappings)
         if again < 2 {
             queue.asyncAfter(deadline: .now() + again) { pageOut(pid, mappings, again: again * 2) }
-        }
-    }
-
-    /// Paging out a clean file page that no other process maps drops it from the page cache
-    /// too, so the next web process read LLVM's start-up code from the disk again: one job's
-    /// quick rule took 20% longer (by hand, 185 pages: 39-42 s against 33-35 s). Asking the
-    /// kernel to read those parts of the files back (POSIX_FADV_WILLNEED, in the background)
-    /// keeps them in the page cache, which no process's memory counts, for the next one. The
-    /// kernel reads at most its readahead window (often 1-8 MB) a call: one call a megabyte.
-    static func keepInPageCache(_ mappings: [Mapping]) {
-        let chunk: UInt = 1 << 20
-        for mapping in mappings {
-            let fd = open(mapping.file, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            var offset = mapping.offset
-            let end = mapping.offset + UInt(mapping.addresses.count)
-            while offset < end {
-                _ = posix_fadvise(fd, off_t(offset), off_t(min(chunk, end - offset)), POSIX_FADV_WILLNEED)
-                offset += chunk
-            }
-            close(fd)
         }
     }
 

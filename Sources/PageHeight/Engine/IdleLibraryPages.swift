@@ -11,7 +11,7 @@ import Foundation
 /// After each page, at most once a second, the clean file pages (`r-xp`, `r--p`) that only one
 /// of those processes maps are paged out (`process_madvise(MADV_PAGEOUT)`, as `IdleDriverCode`
 /// does for the graphics driver); what a process still runs comes back at its next touch, read
-/// from the page cache, where `IdleDriverCode.keepInPageCache` has put it back. The kernel leaves
+/// from the page cache, where `PageOut` has put it back. The kernel leaves
 /// alone pages another process maps (the web processes share WebKit's code), relocated data
 /// (anonymous, private) and anything written. The web processes are left out: each page runs
 /// much of WebKit's code again, and paging theirs out between pages cost the quick rule a third
@@ -30,8 +30,6 @@ enum IdleLibraryPages {
     static let interval = 1.0
     /// When the last round started (queue only).
     nonisolated(unsafe) private static var last: ContinuousClock.Instant?
-    /// Set once the kernel refused (queue only).
-    nonisolated(unsafe) private static var refused = false
 
     /// Pages out the idle library pages of this process and of the other processes of ours but
     /// the web processes, unless that was done less than `interval` ago. Returns at once.
@@ -41,7 +39,7 @@ enum IdleLibraryPages {
             if let last, now - last < .seconds(interval) { return }
             last = now
             let others = WebProcesses.descendants().filter { !$0.name.hasPrefix("WebKitWebProces") }.map(\.pid)
-            for pid in [getpid()] + others where !refused {
+            for pid in [getpid()] + others where !PageOut.refused {
                 _ = pageOut(pid)
             }
         }
@@ -53,18 +51,7 @@ enum IdleLibraryPages {
     static func pageOut(_ pid: Int32) -> Int? {
         guard let maps = WebProcesses.read("/proc/\(pid)/maps") else { return nil }
         let mappings = readOnlyMappings(inMaps: maps)
-        var rest = mappings[...]
-        while !rest.isEmpty {
-            let ranges = rest.prefix(64).map(\.addresses) // ph_page_out takes at most 64
-            rest = rest.dropFirst(ranges.count)
-            let result = ph_page_out(pid, ranges.map { $0.lowerBound }, ranges.map { Int($0.count) }, Int32(ranges.count))
-            guard result >= 0 else {
-                if [EPERM, ENOSYS, EINVAL].contains(Int32(-result)) { refused = true }
-                return nil
-            }
-        }
-        IdleDriverCode.keepInPageCache(mappings)
-        return mappings.count
+        return PageOut.pageOut(pid, mappings) == .done ? mappings.count : nil
     }
 
     /// The read-only mappings of files in `maps` (the text of /proc/PID/maps): code and

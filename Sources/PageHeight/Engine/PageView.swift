@@ -72,17 +72,9 @@ final class PageView {
         webkit_web_view_set_zoom_level(view, options.zoom)
         ph_dismiss_dialogs_and_refuse_popups(view)
 
-        let script = webkit_user_script_new(
-            ProbeScript.source(metric: options.metric), WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
-            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
-        webkit_user_content_manager_add_script(manager, script)
-        webkit_user_script_unref(script)
+        addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME)
         if options.offline {
-            let random = webkit_user_script_new(
-                RepeatableRandom.source, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
-                WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
-            webkit_user_content_manager_add_script(manager, random)
-            webkit_user_script_unref(random)
+            addScript(RepeatableRandom.source, frames: WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES)
         }
         webkit_user_content_manager_register_script_message_handler(manager, ProbeScript.messageHandler)
 
@@ -237,6 +229,13 @@ final class PageView {
 
     func stopLoading() {
         webkit_web_view_stop_loading(view)
+    }
+
+    /// Runs `source` at document start in the chosen frames of every page this view loads.
+    private func addScript(_ source: String, frames: WebKitUserContentInjectedFrames) {
+        let script = webkit_user_script_new(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+        webkit_user_content_manager_add_script(manager, script)
+        webkit_user_script_unref(script)
     }
 
     /// Stops loading, disconnects the handlers and destroys the window.

@@ -59,7 +59,7 @@ final class ViewPool {
     func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
         let alone = measuring == 1
         measuring -= 1
-        IdleLibraryPages.pageOut() // what this process and the network process ran once
+        IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
         view.uses += 1
         let key = Self.key(options)
         guard view.reusable, (idle[key]?.count ?? 0) < maxIdle else {
