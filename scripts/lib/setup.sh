@@ -2,13 +2,14 @@
 # pageheight needs when any is missing (apt-get update first), and puts Swift on PATH.
 # Fonts: the fixture heights depend on DejaVu (the default sans and serif faces here), Noto Sans
 # Mono (the default monospace face once installed: a plain-text page is 1458 px with it, 1215
-# with DejaVu Sans Mono) and Liberation; installing the same packages everywhere makes CI and a
-# fresh machine alike.
+# with DejaVu Sans Mono), Liberation and Noto CJK (Chinese, Japanese and Korean text: without a
+# CJK face it falls back to whatever font a machine happens to have, or to empty boxes);
+# installing the same packages everywhere makes CI and a fresh machine alike.
 set -euo pipefail
 
 # chromium: the check report's test opens the HTML report in headless Chromium.
 PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon chromium
-                     fonts-dejavu-core fonts-liberation2 fonts-noto-mono)
+                     fonts-dejavu-core fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
 
 pageheight_install() {
   local missing=()
