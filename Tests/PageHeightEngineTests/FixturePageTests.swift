@@ -330,7 +330,6 @@ struct FixturePageTests {
         #expect(residentKB(of: getpid(), in: mappings.dropFirst(64).map(\.addresses)) == 0)
     }
 
-
     /// The resident KB of process `pid` in the mappings that start where `ranges` start.
     private func residentKB(of pid: Int32, in ranges: [Range<UInt>]) -> Int {
         let starts = Set(ranges.map { String($0.lowerBound, radix: 16) })
