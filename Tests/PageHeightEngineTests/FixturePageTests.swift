@@ -313,7 +313,7 @@ struct FixturePageTests {
         #expect(fd >= 0)
         defer { close(fd) }
         fsync(fd) // clean pages: a dirty one would have to be written first
-        var mappings: [IdleDriverCode.Mapping] = []
+        var mappings: [PageOut.Mapping] = []
         var sum = 0
         for index in 0..<80 {
             // Each mapping below the one before at a higher offset: the kernel cannot merge them.
@@ -348,7 +348,7 @@ struct FixturePageTests {
 
     /// The share of a mapping's part of its file that is in the page cache (mincore on a
     /// mapping of our own, never touched).
-    private func cachedShare(of mapping: IdleDriverCode.Mapping) -> Double {
+    private func cachedShare(of mapping: PageOut.Mapping) -> Double {
         let fd = open(mapping.file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }

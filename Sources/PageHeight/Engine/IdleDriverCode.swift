@@ -18,7 +18,7 @@ import Foundation
 enum IdleDriverCode {
     private static let queue = DispatchQueue(label: "pageheight.idle-driver-code", qos: .utility)
     /// The web processes whose driver code was found, and its mappings (queue only).
-    nonisolated(unsafe) private static var treated: [Int32: [Mapping]] = [:]
+    nonisolated(unsafe) private static var treated: [Int32: [PageOut.Mapping]] = [:]
 
     /// Pages out the driver code of the web processes of ours that have loaded it. Call when a
     /// web process is starting; returns at once. A web process opens EGL as it shows its first
@@ -48,7 +48,7 @@ enum IdleDriverCode {
         }
     }
 
-    private static func pageOut(_ pid: Int32, _ mappings: [Mapping], again: Double) {
+    private static func pageOut(_ pid: Int32, _ mappings: [PageOut.Mapping], again: Double) {
         guard treated[pid] != nil else { return }
         switch PageOut.pageOut(pid, mappings) {
         case .done: break
@@ -60,35 +60,11 @@ enum IdleDriverCode {
         }
     }
 
-    /// An executable mapping of a file: where it is, and which part of which file it shows.
-    struct Mapping: Equatable {
-        let addresses: Range<UInt>
-        let file: String
-        let offset: UInt
-    }
-
     /// The executable mappings of the graphics driver in `maps` (the text of /proc/PID/maps):
     /// LLVM's and Mesa's (`*_dri.so`, `libgallium*`).
-    static func codeMappings(inMaps maps: String) -> [Mapping] {
-        fileMappings(inMaps: maps) { permissions, name in
+    static func codeMappings(inMaps maps: String) -> [PageOut.Mapping] {
+        PageOut.fileMappings(inMaps: maps) { permissions, name in
             permissions == "r-xp" && (name.hasPrefix("libLLVM") || name.hasPrefix("libgallium") || name.hasSuffix("_dri.so"))
-        }
-    }
-
-    /// The mappings of files in `maps` whose permissions (`r-xp`) and file name (the last part
-    /// of the path) `chosen` accepts.
-    static func fileMappings(inMaps maps: String, where chosen: (Substring, Substring) -> Bool) -> [Mapping] {
-        maps.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, fields[5].first(where: { $0 != " " }) == "/",
-                  let name = fields[5].split(separator: "/").last, chosen(fields[1], name),
-                  let dash = fields[0].firstIndex(of: "-"),
-                  let start = UInt(fields[0][..<dash], radix: 16),
-                  let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16), end > start,
-                  let offset = UInt(fields[2], radix: 16)
-            else { return nil }
-            // The path is the rest of the line, after the spaces that align it.
-            return Mapping(addresses: start..<end, file: String(fields[5].drop(while: { $0 == " " })), offset: offset)
         }
     }
 

@@ -56,8 +56,8 @@ enum IdleLibraryPages {
 
     /// The read-only mappings of files in `maps` (the text of /proc/PID/maps): code and
     /// constants, not writable data; files deleted since they were mapped left out.
-    static func readOnlyMappings(inMaps maps: String) -> [IdleDriverCode.Mapping] {
-        IdleDriverCode.fileMappings(inMaps: maps) { permissions, name in
+    static func readOnlyMappings(inMaps maps: String) -> [PageOut.Mapping] {
+        PageOut.fileMappings(inMaps: maps) { permissions, name in
             (permissions == "r-xp" || permissions == "r--p") && !name.hasSuffix(" (deleted)")
         }
     }

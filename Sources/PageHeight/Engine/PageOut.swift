@@ -18,6 +18,30 @@ enum PageOut {
         case refused
     }
 
+    /// A mapping of a file: where it is, and which part of which file it shows.
+    struct Mapping: Equatable {
+        let addresses: Range<UInt>
+        let file: String
+        let offset: UInt
+    }
+
+    /// The mappings of files in `maps` (the text of /proc/PID/maps) whose permissions (`r-xp`,
+    /// say) and file name (the last part of the path) `chosen` accepts.
+    static func fileMappings(inMaps maps: String, where chosen: (Substring, Substring) -> Bool) -> [Mapping] {
+        maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[5].first(where: { $0 != " " }) == "/",
+                  let name = fields[5].split(separator: "/").last, chosen(fields[1], name),
+                  let dash = fields[0].firstIndex(of: "-"),
+                  let start = UInt(fields[0][..<dash], radix: 16),
+                  let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16), end > start,
+                  let offset = UInt(fields[2], radix: 16)
+            else { return nil }
+            // The path is the rest of the line, after the spaces that align it.
+            return Mapping(addresses: start..<end, file: String(fields[5].drop(while: { $0 == " " })), offset: offset)
+        }
+    }
+
     private static let lock = NSLock()
     nonisolated(unsafe) private static var refusedOnce = false
 
@@ -25,7 +49,7 @@ enum PageOut {
     static var refused: Bool { lock.withLock { refusedOnce } }
 
     /// Pages out `mappings` of process `pid`, then asks for their file parts in the page cache.
-    static func pageOut(_ pid: Int32, _ mappings: [IdleDriverCode.Mapping]) -> Outcome {
+    static func pageOut(_ pid: Int32, _ mappings: [Mapping]) -> Outcome {
         guard !refused else { return .refused }
         let ranges = mappings.map(\.addresses)
         let result = ph_page_out(pid, ranges.map { $0.lowerBound }, ranges.map { Int($0.count) }, Int32(ranges.count))
@@ -48,7 +72,7 @@ enum PageOut {
     /// kernel to read those parts of the files back (POSIX_FADV_WILLNEED, in the background)
     /// keeps them in the page cache, which no process's memory counts, for the next one. The
     /// kernel reads at most its readahead window (often 1-8 MB) a call: one call a megabyte.
-    private static func keepInPageCache(_ mappings: [IdleDriverCode.Mapping]) {
+    private static func keepInPageCache(_ mappings: [Mapping]) {
         let chunk: UInt = 1 << 20
         for mapping in mappings {
             let fd = open(mapping.file, O_RDONLY | O_CLOEXEC)
