@@ -1,6 +1,7 @@
 # Sourced by scripts/pageheight, scripts/test and scripts/bench: installs the Debian packages
 # pageheight needs when any is missing (apt-get update first), and puts Swift on PATH.
-# Fonts: the fixture heights depend on DejaVu (the default sans and serif faces here), Noto Sans
+# Fonts: the fixture heights depend on DejaVu (the default sans and serif faces here; -extra adds
+# its light, condensed and math faces, which this image had only through Java), Noto Sans
 # Mono (the default monospace face once installed: a plain-text page is 1458 px with it, 1215
 # with DejaVu Sans Mono), Liberation and Noto CJK (Chinese, Japanese and Korean text: without a
 # CJK face it falls back to whatever font a machine happens to have, or to empty boxes);
@@ -9,7 +10,7 @@ set -euo pipefail
 
 # chromium: the check report's test opens the HTML report in headless Chromium.
 PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon chromium
-                     fonts-dejavu-core fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
+                     fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
 
 pageheight_install() {
   local missing=()
