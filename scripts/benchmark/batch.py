@@ -291,6 +291,9 @@ def cause(page, value, other, mine, theirs, ph_quick=None, peer_label=""):
     landed = (facts.get("url") or "").split("#")[0]
     if landed and landed != file_url(page):
         return f"the page navigated itself away after load; the peer measured {landed[:60]}"
+    if "xhtml" in str(facts.get("contentType")):
+        return ("the peer's WebKitGTK parsed the file:// page as XHTML (sniffed from xmlns on <html>); "
+                "pageheight loads .html as text/html, as browsers and reader apps do")
     quirks = facts.get("compatMode") == "BackCompat"
     viewport = facts.get("innerHeight") or 844
     if "Chromium" in peer_label:
@@ -461,9 +464,14 @@ def render(info, pages, subset, results, jobs_default, jobs_note, skipped_by_fla
         agreed = [p for p in pages if p in a_map and p in b_map and a_map[p]["height"] is not None
                   and a_map[p]["height"] == b_map[p]["height"]]
         same = [p for p in agreed if p in q_map and q_map[p]["height"] == a_map[p]["height"]]
+        differ = [f"`{short(p)}` {q_map.get(p, {}).get('height')} against {a_map[p]['height']}: "
+                  + cause(p, q_map.get(p, {}).get("height"), a_map[p]["height"], q_map.get(p), a_map[p],
+                          None, PEERS["a"][0])
+                  for p in agreed if p not in same]
         out.append(f"- (2) heights: (a) and (b) agree on {len(agreed)} of {len(pages)} pages; pageheight "
                    f"--until quick --no-fit gives the identical height on {len(same)} of those "
                    f"{'PASS' if agreed and len(same) == len(agreed) else 'FAIL'}")
+        out.extend(f"  - {line}" for line in differ)
     peer_pss = [(PEERS[k][0], peer_quick[k]["peakPssKB"]) for k in ("a", "b") if peer_quick[k]]
     # Memory on the peers' own rule (quick, --no-fit: the same fixed 844 px view), then in default
     # mode (fit: the view grows to the content, up to 16384 device px).
