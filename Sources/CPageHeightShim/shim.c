@@ -3,12 +3,14 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -376,4 +378,12 @@ guint ph_timeout_add_precise(gint64 microseconds, GSourceFunc fn, gpointer data,
     guint id = g_source_attach(source, NULL);
     g_source_unref(source);
     return id;
+}
+
+int ph_prioritize_thread(int nice) {
+    struct sched_param normal = {0};
+    // First the flag, so that no child can inherit the negative value.
+    if (sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &normal) != 0) return -errno;
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), nice) != 0) return -errno;
+    return 0;
 }

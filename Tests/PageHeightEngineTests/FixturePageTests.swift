@@ -216,6 +216,36 @@ struct FixturePageTests {
         #expect(webProcesses.contains(where: mapsDriver), "no web process of ours maps Mesa's driver: \(webProcesses)")
     }
 
+    /// The engine's thread, which hears the pages' events and takes their settle readings, runs
+    /// ahead of the web processes for a core (nice -10); the processes it starts do not inherit
+    /// that: web processes, network process and Xvfb run at nice 0.
+    @Test(.enabled(if: geteuid() == 0, "a negative nice value needs CAP_SYS_NICE"))
+    func theEngineThreadGoesFirstItsProcessesDoNot() async throws {
+        let options = try CommandLineArguments.parse(["x"]).options
+        let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
+        let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
+        #expect(report.status == .ok && report.height == 1234)
+        /// The nice value of a thread or process, from its `stat` (the 19th field).
+        func nice(_ statPath: String) -> Int? {
+            guard let stat = WebProcesses.read(statPath), let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 16 ? Int(fields[16]) : nil
+        }
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let engineThreads = tasks.filter {
+            WebProcesses.read("/proc/self/task/\($0)/comm")?.hasPrefix("pageheight-glib") == true
+        }
+        #expect(engineThreads.count == 1, "threads named pageheight-glib: \(engineThreads)")
+        for tid in engineThreads {
+            #expect(nice("/proc/self/task/\(tid)/stat") == -10)
+        }
+        let children = WebProcesses.descendants()
+        #expect(children.contains { $0.name.hasPrefix("WebKitWebProces") }, "no web process: \(children)")
+        for child in children {
+            #expect(nice("/proc/\(child.pid)/stat") == 0, "\(child.name) (\(child.pid)) runs at nice \(nice("/proc/\(child.pid)/stat") ?? 99)")
+        }
+    }
+
     /// Once a web process has loaded the graphics driver, the driver's code is paged out of it:
     /// LLVM's start-up leaves 26-35 MB of it resident, of which nothing is left here within a
     /// few seconds; the pages measure as before. The kernel allows it with CAP_SYS_NICE.

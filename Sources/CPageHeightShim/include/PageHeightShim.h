@@ -95,4 +95,10 @@ void ph_ui_process_without_egl(void);
 // advised, or -errno (-EPERM without CAP_SYS_NICE, -ESRCH once the process is gone).
 long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int count);
 
+// Why: SCHED_RESET_ON_FORK is a flag of sched_setscheduler that Swift's Glibc module does not export.
+// Gives the calling thread the nice value `nice` (negative: ahead of the web processes for a core)
+// while every process and thread it starts from now on begins at nice 0 again. Returns 0, or
+// -errno (-EACCES or -EPERM without CAP_SYS_NICE: the thread keeps its priority).
+int ph_prioritize_thread(int nice);
+
 #endif

@@ -15,6 +15,9 @@ final class GLibThread: @unchecked Sendable {
         let ready = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var failure: Error?
         thread = Thread {
+            // Named from inside: set before start, the name never reaches the kernel, and the
+            // thread kept the name of the queue that started it.
+            Thread.current.name = "pageheight-glib"
             do {
                 try setup()
             } catch {
@@ -26,7 +29,6 @@ final class GLibThread: @unchecked Sendable {
             let loop = g_main_loop_new(nil, 0)
             g_main_loop_run(loop)
         }
-        thread.name = "pageheight-glib"
         thread.stackSize = 8 << 20
         thread.start()
         ready.wait()

@@ -49,6 +49,13 @@ public final class PageHeightEngine: @unchecked Sendable {
         // that another thread freed out of reach. Two arenas serve this process.
         mallopt(M_ARENA_MAX, 2)
         thread = try GLibThread {
+            // This thread hears every page's load events and takes every settle reading. With more
+            // jobs than cores it waited behind the web processes for a core, and that wait is
+            // pageheight's overhead. Nice -10 puts it first; the processes it starts (web, network,
+            // Xvfb) begin at nice 0. Median overhead, 185 corpus pages, default mode, four jobs,
+            // runs alternating: 4.5 -> 3.1 ms, the same pages per second. Without CAP_SYS_NICE
+            // (not root) the thread keeps its priority.
+            _ = ph_prioritize_thread(-10)
             GLibLog.install()
             try VirtualDisplay.ensure()
             SessionBus.ensure()
