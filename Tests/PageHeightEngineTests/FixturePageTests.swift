@@ -231,14 +231,9 @@ struct FixturePageTests {
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 16 ? Int(fields[16]) : nil
         }
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        let engineThreads = tasks.filter {
-            WebProcesses.read("/proc/self/task/\($0)/comm")?.hasPrefix("pageheight-glib") == true
-        }
-        #expect(engineThreads.count == 1, "threads named pageheight-glib: \(engineThreads)")
-        for tid in engineThreads {
-            #expect(nice("/proc/self/task/\(tid)/stat") == -10)
-        }
+        let engineThread = try PageHeightEngine.shared().threadID
+        #expect(WebProcesses.read("/proc/self/task/\(engineThread)/comm") == "pageheight-glib\n")
+        #expect(nice("/proc/self/task/\(engineThread)/stat") == -10)
         let children = WebProcesses.descendants()
         #expect(children.contains { $0.name.hasPrefix("WebKitWebProces") }, "no web process: \(children)")
         for child in children {

@@ -9,15 +9,22 @@ import Foundation
 /// `PR_SET_PDEATHSIG` (our Xvfb) lives exactly as long as the process.
 final class GLibThread: @unchecked Sendable {
     private let thread: Thread
+    /// The thread's id in the kernel (its entry under /proc/self/task), set before `init` returns.
+    nonisolated(unsafe) private(set) var kernelID: Int32 = 0
 
     /// Starts the thread, runs `setup` on it first, and returns once setup is done.
     init(setup: @escaping () throws -> Void) throws {
         let ready = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var failure: Error?
+        nonisolated(unsafe) var kernelID: Int32 = 0
         thread = Thread {
             // Named from inside: set before start, the name never reaches the kernel, and the
-            // thread kept the name of the queue that started it.
+            // thread kept the name of the queue that started it. (Threads it starts without a
+            // name of their own carry this one.)
             Thread.current.name = "pageheight-glib"
+            // "PID/task/TID"
+            let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+            kernelID = Int32(me.split(separator: "/").last ?? "") ?? 0
             do {
                 try setup()
             } catch {
@@ -32,6 +39,7 @@ final class GLibThread: @unchecked Sendable {
         thread.stackSize = 8 << 20
         thread.start()
         ready.wait()
+        self.kernelID = kernelID
         if let failure { throw failure }
     }
 

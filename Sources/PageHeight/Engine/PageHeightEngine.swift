@@ -73,6 +73,9 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
+    /// The kernel's id of the engine's thread (its entry under /proc/self/task).
+    var threadID: Int32 { thread.kernelID }
+
     /// The pool for the network mode of `options`. Offline, the context sends every request for
     /// anything but loopback to a refusing proxy; in block mode its views also carry the
     /// content filter that stops those requests before they are sent (the proxy stays, for what
