@@ -225,11 +225,10 @@ struct FixturePageTests {
         let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
         let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
         #expect(report.status == .ok && report.height == 1234)
-        /// The nice value of a thread or process, from its `stat` (the 19th field).
+        /// The nice value of a thread or process (field 19 of its `stat`).
         func nice(_ statPath: String) -> Int? {
-            guard let stat = WebProcesses.read(statPath), let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 16 ? Int(fields[16]) : nil
+            guard let fields = WebProcesses.stat(statPath)?.fields, fields.count > 16 else { return nil }
+            return Int(fields[16])
         }
         let engineThread = try PageHeightEngine.shared().threadID
         #expect(WebProcesses.read("/proc/self/task/\(engineThread)/comm") == "pageheight-glib\n")

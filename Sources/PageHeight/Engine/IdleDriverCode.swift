@@ -87,12 +87,10 @@ enum WebProcesses {
         var parents: [Int32: Int32] = [:]
         var names: [Int32: Substring] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let stat = read("/proc/\(entry)/stat"),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 1, fields[0] != "Z", let parent = Int32(fields[1]) else { continue }
+            guard let pid = Int32(entry), let (name, fields) = stat("/proc/\(entry)/stat"),
+                  fields.count > 1, fields[0] != "Z", let parent = Int32(fields[1]) else { continue }
             parents[pid] = parent
-            names[pid] = stat[stat.index(after: open)..<close]
+            names[pid] = name
         }
         var result: [(pid: Int32, name: Substring)] = []
         var frontier = [getpid()]
@@ -119,6 +117,14 @@ extension WebProcesses {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
         return kilobytes * 1024
+    }
+
+    /// A process's or thread's `stat` file (/proc/PID/stat, /proc/PID/task/TID/stat): its name
+    /// (`comm`) and the fields after it (state, parent, ...: field n of proc(5) is `fields[n - 3]`).
+    static func stat(_ path: String) -> (name: Substring, fields: [Substring])? {
+        guard let stat = read(path), let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return (stat[stat.index(after: open)..<close], stat[stat.index(after: close)...].split(separator: " "))
     }
 
     /// The whole text of a /proc file, read to its end (they report a size of 0, and one read
