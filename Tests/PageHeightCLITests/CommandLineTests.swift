@@ -21,12 +21,12 @@ struct CommandLineTests {
     }
 
     /// Runs pageheight without DISPLAY (it starts its own Xvfb).
-    func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         process.currentDirectoryURL = Self.root
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["DISPLAY"] = nil
         environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
         process.environment = environment
@@ -154,6 +154,17 @@ struct CommandLineTests {
         let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }
         let height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
         #expect(width == 390 && height == 1234)
+    }
+
+    /// Pages get no WebGL (the web processes' EGL has no driver: `DriverlessEGL`), and nothing
+    /// about it reaches stderr; `PAGEHEIGHT_WEBGL=1` gives them Mesa's, and webgl.html then lays
+    /// out its 3D figure rather than its fallback.
+    @Test func pagesGetWebGLOnlyWhenAskedFor() throws {
+        let without = try run(["--until", "quick", page("webgl.html")])
+        #expect(without.status == 0 && without.stdout.hasPrefix("1000 px"), "\(without.stdout)\(without.stderr)")
+        #expect(without.stderr.isEmpty)
+        let with = try run(["--until", "quick", page("webgl.html")], environment: ["PAGEHEIGHT_WEBGL": "1"])
+        #expect(with.status == 0 && with.stdout.hasPrefix("1800 px"), "\(with.stdout)\(with.stderr)")
     }
 
     /// SIGTERM in the middle of a measurement stops pageheight, its Xvfb and every WebKit child.

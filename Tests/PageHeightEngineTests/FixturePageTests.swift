@@ -201,19 +201,30 @@ struct FixturePageTests {
                 "the web process grew to \(largest.value >> 20) MB of private memory")
     }
 
-    /// Pages are drawn in software, so only the web processes open Mesa's EGL (and its LLVM);
-    /// this process, WebKit's UI process, never does, and the page still measures as usual.
-    @Test func onlyTheWebProcessLoadsTheGraphicsDriver() async throws {
+    /// Pages are drawn in software, so no process of ours loads Mesa's EGL driver (and its LLVM):
+    /// this process, WebKit's UI process, opens an EGL without a driver, and the web processes
+    /// open ours (`DriverlessEGL`), which has none either; the page still measures as usual.
+    @Test func noProcessOfOursLoadsTheGraphicsDriver() async throws {
         let options = try CommandLineArguments.parse(["x"]).options
         let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
         let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
         #expect(report.status == .ok && report.height == 1234)
-        func mapsDriver(_ pid: Int32) -> Bool {
-            !IdleDriverCode.codeRanges(inMaps: WebProcesses.read("/proc/\(pid)/maps") ?? "").isEmpty
+        /// The shared objects a process maps (their file names).
+        func libraries(_ pid: Int32) -> Set<String> {
+            Set((WebProcesses.read("/proc/\(pid)/maps") ?? "").split(separator: "\n").compactMap { line in
+                line.split(separator: "/").last.map(String.init).flatMap { $0.contains(".so") ? $0 : nil }
+            })
         }
-        #expect(!mapsDriver(getpid()), "the UI process loaded Mesa's driver")
+        func driver(_ pid: Int32) -> [String] {
+            libraries(pid).filter { $0.hasPrefix("libLLVM") || $0.hasPrefix("libgallium") || $0.hasSuffix("_dri.so") }.sorted()
+        }
+        #expect(driver(getpid()).isEmpty, "the UI process loaded Mesa's driver: \(driver(getpid()))")
         let webProcesses = WebProcesses.ofThisProcess()
-        #expect(webProcesses.contains(where: mapsDriver), "no web process of ours maps Mesa's driver: \(webProcesses)")
+        #expect(!webProcesses.isEmpty, "no web process of ours")
+        for pid in webProcesses {
+            #expect(driver(pid).isEmpty, "web process \(pid) loaded Mesa's driver: \(driver(pid))")
+            #expect(libraries(pid).contains(DriverlessEGL.libraryName), "web process \(pid) has not opened our EGL")
+        }
     }
 
     /// The engine's thread, which hears the pages' events and takes their settle readings, runs
@@ -237,56 +248,6 @@ struct FixturePageTests {
         #expect(children.contains { $0.name.hasPrefix("WebKitWebProces") }, "no web process: \(children)")
         for child in children {
             #expect(nice("/proc/\(child.pid)/stat") == 0, "\(child.name) (\(child.pid)) runs at nice \(nice("/proc/\(child.pid)/stat") ?? 99)")
-        }
-    }
-
-    /// Once a web process has loaded the graphics driver, the driver's code is paged out of it:
-    /// LLVM's start-up leaves 26-35 MB of it resident, of which nothing is left here within a
-    /// few seconds; the pages measure as before. The kernel allows it with CAP_SYS_NICE.
-    ///
-    /// The kernel pages out only what no other process maps, so the test starts with no web
-    /// process of ours: the earlier tests' views, whose driver code may have loaded at the same
-    /// moment in two of them and stayed, are closed first.
-    @Test(.enabled(if: geteuid() == 0, "process_madvise(MADV_PAGEOUT) needs CAP_SYS_NICE"))
-    func theDriversCodeIsPagedOutOfTheWebProcesses() async throws {
-        var options = try CommandLineArguments.parse(["x"]).options
-        options.until = .quick
-        let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
-        await try PageHeightEngine.shared().closeIdleViews()
-        for _ in 0..<50 where !WebProcesses.ofThisProcess().isEmpty {
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
-        #expect(WebProcesses.ofThisProcess().isEmpty, "web processes still running: \(WebProcesses.ofThisProcess())")
-        for _ in 0..<2 {
-            let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
-            #expect(report.status == .ok && report.height == 1234)
-        }
-        func residentDriverCode() -> [Int32: Int] {
-            var resident: [Int32: Int] = [:]
-            for pid in WebProcesses.ofThisProcess() {
-                guard let maps = WebProcesses.read("/proc/\(pid)/maps"),
-                      case let ranges = IdleDriverCode.codeRanges(inMaps: maps), !ranges.isEmpty else { continue }
-                resident[pid] = residentKB(of: pid, in: ranges)
-            }
-            return resident
-        }
-        var resident = residentDriverCode()
-        #expect(!resident.isEmpty, "no web process of ours maps Mesa's driver: \(WebProcesses.ofThisProcess())")
-        for _ in 0..<50 where resident.values.contains(where: { $0 > 1024 }) {
-            try await Task.sleep(nanoseconds: 100_000_000)
-            resident = residentDriverCode()
-        }
-        #expect(resident.values.allSatisfy { $0 <= 1024 },
-                "driver code resident (KB by web process): \(resident); other processes that map it: \(otherDriverUsers(than: Set(resident.keys)))")
-        // ... yet the code stays in the page cache, read back for the next web process, which
-        // would otherwise read it from the disk again.
-        let pid = try #require(resident.keys.first)
-        let mappings = IdleDriverCode.codeMappings(inMaps: WebProcesses.read("/proc/\(pid)/maps") ?? "")
-        for _ in 0..<20 where mappings.contains(where: { cachedShare(of: $0) < 0.9 }) {
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
-        for mapping in mappings {
-            #expect(cachedShare(of: mapping) >= 0.9, "\(mapping.file): \(cachedShare(of: mapping)) of its code in the page cache")
         }
     }
 
@@ -368,34 +329,6 @@ struct FixturePageTests {
             }
         }
         return resident
-    }
-
-    /// The share of a mapping's part of its file that is in the page cache (mincore on a
-    /// mapping of our own, never touched).
-    private func cachedShare(of mapping: PageOut.Mapping) -> Double {
-        let fd = open(mapping.file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }
-        let length = mapping.addresses.count
-        guard let base = mmap(nil, length, PROT_READ, MAP_SHARED, fd, off_t(mapping.offset)), base != MAP_FAILED
-        else { return 0 }
-        defer { munmap(base, length) }
-        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        var pages = [UInt8](repeating: 0, count: (length + pageSize - 1) / pageSize)
-        guard mincore(base, length, &pages) == 0 else { return 0 }
-        return Double(pages.filter { $0 & 1 == 1 }.count) / Double(pages.count)
-    }
-
-    /// The processes on this machine, other than `ours`, that map the graphics driver: the kernel
-    /// pages out none of the code they map too (an X server with Mesa's GLX, for one).
-    private func otherDriverUsers(than ours: Set<Int32>) -> [String] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
-        return pids.filter { !ours.contains($0) }.compactMap { pid in
-            guard let maps = WebProcesses.read("/proc/\(pid)/maps"), !IdleDriverCode.codeRanges(inMaps: maps).isEmpty
-            else { return nil }
-            let name = WebProcesses.read("/proc/\(pid)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            return "\(pid) \(name)"
-        }
     }
 
     /// The layout WebKit runs right after the load event, before it reports the load finished,

@@ -8,8 +8,9 @@
 # installing the same packages everywhere makes CI and a fresh machine alike.
 set -euo pipefail
 
-# chromium: the check report's test opens the HTML report in headless Chromium.
-PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev pkg-config xvfb xauth dbus-daemon chromium
+# chromium: the check report's test opens the HTML report in headless Chromium. libglvnd-core-dev:
+# the EGL vendor interface that libPageHeightEGL.so implements.
+PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev libglvnd-core-dev pkg-config xvfb xauth dbus-daemon chromium
                      fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
 
 pageheight_install() {
@@ -41,6 +42,19 @@ pageheight_filter() { grep --line-buffered -v -e "prohibited flag" -e "use of .m
 # pages, quick rule: 305 -> 297 MB). Progress goes to stderr.
 pageheight_build_release() {
     (cd "$PAGEHEIGHT_ROOT" && swift build -c release --static-swift-stdlib --product pageheight 2>&1 | pageheight_filter >&2)
+    pageheight_build_egl release
+}
+
+# The EGL our web processes open (Sources/egl-vendor, see DriverlessEGL.swift): a C library of
+# its own, built with the toolchain's clang next to the executables of configuration $1 (debug,
+# release), where pageheight looks for it. Not a SwiftPM product: SwiftPM links every library it
+# builds against the Swift runtime, which would then load into every web process.
+pageheight_build_egl() {
+    local bin
+    bin="$(cd "$PAGEHEIGHT_ROOT" && swift build -c "$1" --show-bin-path)"
+    mkdir -p "$bin"
+    clang -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+        -o "$bin/libPageHeightEGL.so" "$PAGEHEIGHT_ROOT/Sources/egl-vendor/vendor.c"
 }
 
 PAGEHEIGHT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

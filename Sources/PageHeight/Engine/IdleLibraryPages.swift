@@ -9,8 +9,7 @@ import Foundation
 /// WebKit's set-up, option parsing), and each fault maps 64 KB around it: in a quick-rule batch
 /// this process held 10-12 MB of its own executable's code, of which it then runs about 1 MB.
 /// After each page, at most once a second, the clean file pages (`r-xp`, `r--p`) that only one
-/// of those processes maps are paged out (`process_madvise(MADV_PAGEOUT)`, as `IdleDriverCode`
-/// does for the graphics driver); what a process still runs comes back at its next touch, read
+/// of those processes maps are paged out (`process_madvise(MADV_PAGEOUT)`); what a process still runs comes back at its next touch, read
 /// from the page cache, where `PageOut` has put it back. The kernel leaves
 /// alone pages another process maps (the web processes share WebKit's code), relocated data
 /// (anonymous, private) and anything written. The web processes are left out: each page runs

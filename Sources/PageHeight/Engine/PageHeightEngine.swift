@@ -62,11 +62,12 @@ public final class PageHeightEngine: @unchecked Sendable {
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
             // its LLVM: 26 MB PSS, 8 MB of it private relocations. With that renderer off, an EGL
-            // that finds no driver is tolerated here; the web processes, started later with the
-            // environment restored, open Mesa as before. One job's tree peak on the corpus
-            // (quick rule): 291 -> 276 MB; cold start on static.html: 0.59 -> 0.54 s.
+            // that finds no driver is tolerated here. One job's tree peak on the corpus (quick
+            // rule): 291 -> 276 MB; cold start on static.html: 0.59 -> 0.54 s. The web processes,
+            // started later, abort without an EGL display: they get ours, which has no driver.
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
             ph_ui_process_without_egl()
+            DriverlessEGL.install(describingIn: try ContextDirectory.path())
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }

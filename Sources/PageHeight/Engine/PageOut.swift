@@ -2,11 +2,10 @@ import CPageHeightShim
 import Foundation
 
 /// Gives a process's clean file pages back to the kernel (`process_madvise`, MADV_PAGEOUT) and
-/// keeps them in the page cache for the next touch: what `IdleDriverCode` and
-/// `IdleLibraryPages` do between pages.
+/// keeps them in the page cache for the next touch: what `IdleLibraryPages` does between pages.
 ///
 /// The kernel allows this with CAP_SYS_NICE (root has it); without it, or on a kernel before
-/// 5.10, the first refusal turns every later call off, for both callers.
+/// 5.10, the first refusal turns every later call off.
 ///
 /// Thread-safe.
 enum PageOut {

@@ -69,6 +69,10 @@ final class PageView {
         // No compositing: layout is the same, and a tall view costs a third of the memory
         // (a 50,000 px article: web process 100 MB instead of 367 MB).
         webkit_settings_set_hardware_acceleration_policy(settings, WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER)
+        // With no GL driver in the web processes (`DriverlessEGL`), WebGL is off rather than failing
+        // at every request (WebKit's GL layer then writes errors to stderr): `getContext` returns
+        // null either way.
+        if DriverlessEGL.installed { webkit_settings_set_enable_webgl(settings, 0) }
         webkit_web_view_set_zoom_level(view, options.zoom)
         ph_dismiss_dialogs_and_refuse_popups(view)
 

@@ -46,9 +46,7 @@ final class ViewPool {
             idle[key] = views
             return view
         }
-        let view = PageView(context: context, filter: filter, options: options)
-        IdleDriverCode.pageOutNewWebProcesses() // the new view's web process starts with its page
-        return view
+        return PageView(context: context, filter: filter, options: options)
     }
 
     /// Returns a view after a page. A view that can be reused is kept for the next page once
@@ -68,7 +66,6 @@ final class ViewPool {
         }
         if view.uses >= Self.maxUses || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
-            IdleDriverCode.pageOutNewWebProcesses() // the new web process starts with the blank page
         }
         view.blank(height: Double(options.height)) { [self] clean in
             guard clean else {

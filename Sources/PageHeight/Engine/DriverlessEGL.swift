@@ -1,0 +1,47 @@
+import Foundation
+
+/// The EGL our web processes open: pageheight's own vendor library (`Sources/egl-vendor`), which
+/// offers a display and no GL, in place of Mesa's.
+///
+/// Pages are drawn in software, yet each web process opens an EGL display as it shows its first
+/// page and aborts without one. Mesa's EGL loads its driver and LLVM for it: 13 MB PSS a web
+/// process, 10 MB of it LLVM's private relocations, which nothing can give back. GLVND (Debian's
+/// `libEGL.so.1`) loads the vendors named by `__EGL_VENDOR_LIBRARY_FILENAMES`, read once per
+/// process, so pointing it at ours before the first web process starts is enough; this process
+/// opened its EGL earlier (`ph_ui_process_without_egl`) and keeps it. Pages then have no WebGL,
+/// as on a machine without a GPU.
+///
+/// The library, `libPageHeightEGL.so`, is built next to the executable (`scripts/lib/setup.sh`).
+/// Where it is missing, or with `PAGEHEIGHT_WEBGL=1` in the environment, the web processes open
+/// Mesa as before and pages have WebGL, drawn by Mesa's software renderer.
+enum DriverlessEGL {
+    static let libraryName = "libPageHeightEGL.so"
+
+    /// True once `install` has named our vendor: the web processes started since have no GL.
+    /// Set on the GLib thread before the first view.
+    nonisolated(unsafe) private(set) static var installed = false
+
+    /// The vendor library next to this executable, if it is there.
+    static func library() -> String? {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        else { return nil }
+        let path = (executable as NSString).deletingLastPathComponent + "/" + libraryName
+        return FileManager.default.isReadableFile(atPath: path) ? path : nil
+    }
+
+    /// Points the processes started from now on at our vendor: writes its GLVND description into
+    /// `directory` and names it in the environment. Returns the library used, or nil (nothing
+    /// changed) when WebGL is asked for, the library is missing or the description cannot be
+    /// written.
+    @discardableResult
+    static func install(describingIn directory: String) -> String? {
+        guard ProcessInfo.processInfo.environment["PAGEHEIGHT_WEBGL"] != "1", let library = library() else { return nil }
+        let description = directory + "/egl-vendor.json"
+        let json = ["file_format_version": "1.0.0", "ICD": ["library_path": library]] as [String: Any]
+        guard let data = try? JSONSerialization.data(withJSONObject: json),
+              (try? data.write(to: URL(fileURLWithPath: description), options: .atomic)) != nil else { return nil }
+        setenv("__EGL_VENDOR_LIBRARY_FILENAMES", description, 1)
+        installed = true
+        return library
+    }
+}
