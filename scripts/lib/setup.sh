@@ -50,10 +50,12 @@ pageheight_build_release() {
 # release), where pageheight looks for it. Not a SwiftPM product: SwiftPM links every library it
 # builds against the Swift runtime, which would then load into every web process.
 pageheight_build_egl() {
-    local bin
+    local bin compiler
     bin="$(cd "$PAGEHEIGHT_ROOT" && swift build -c "$1" --show-bin-path)"
     mkdir -p "$bin"
-    clang -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+    compiler="$(dirname "$(command -v swift)")/clang"
+    [ -x "$compiler" ] || compiler=cc
+    "$compiler" -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
         -o "$bin/libPageHeightEGL.so" "$PAGEHEIGHT_ROOT/Sources/egl-vendor/vendor.c"
 }
 

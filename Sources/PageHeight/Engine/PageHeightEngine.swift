@@ -67,7 +67,9 @@ public final class PageHeightEngine: @unchecked Sendable {
             // started later, abort without an EGL display: they get ours, which has no driver.
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
             ph_ui_process_without_egl()
-            DriverlessEGL.install(describingIn: try ContextDirectory.path())
+            // (Where the directory cannot be made, the web processes open Mesa, and the first
+            // page reports why the directory is missing.)
+            if let directory = try? ContextDirectory.path() { DriverlessEGL.install(describingIn: directory) }
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
