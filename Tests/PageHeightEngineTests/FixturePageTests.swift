@@ -209,11 +209,10 @@ struct FixturePageTests {
         let page = FixtureCase.pagesDirectory.appendingPathComponent("static.html").path
         let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
         #expect(report.status == .ok && report.height == 1234)
-        /// The shared objects a process maps (their file names).
+        /// The files a process maps (their names).
         func libraries(_ pid: Int32) -> Set<String> {
-            Set((WebProcesses.read("/proc/\(pid)/maps") ?? "").split(separator: "\n").compactMap { line in
-                line.split(separator: "/").last.map(String.init).flatMap { $0.contains(".so") ? $0 : nil }
-            })
+            Set(PageOut.fileMappings(inMaps: WebProcesses.read("/proc/\(pid)/maps") ?? "") { _, _ in true }
+                .map { ($0.file as NSString).lastPathComponent })
         }
         func driver(_ pid: Int32) -> [String] {
             libraries(pid).filter { $0.hasPrefix("libLLVM") || $0.hasPrefix("libgallium") || $0.hasSuffix("_dri.so") }.sorted()

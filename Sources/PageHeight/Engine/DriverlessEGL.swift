@@ -30,18 +30,15 @@ enum DriverlessEGL {
     }
 
     /// Points the processes started from now on at our vendor: writes its GLVND description into
-    /// `directory` and names it in the environment. Returns the library used, or nil (nothing
-    /// changed) when WebGL is asked for, the library is missing or the description cannot be
-    /// written.
-    @discardableResult
-    static func install(describingIn directory: String) -> String? {
-        guard ProcessInfo.processInfo.environment["PAGEHEIGHT_WEBGL"] != "1", let library = library() else { return nil }
+    /// `directory` and names it in the environment. Changes nothing when WebGL is asked for, the
+    /// library is missing or the description cannot be written.
+    static func install(describingIn directory: String) {
+        guard ProcessInfo.processInfo.environment["PAGEHEIGHT_WEBGL"] != "1", let library = library() else { return }
         let description = directory + "/egl-vendor.json"
         let json = ["file_format_version": "1.0.0", "ICD": ["library_path": library]] as [String: Any]
         guard let data = try? JSONSerialization.data(withJSONObject: json),
-              (try? data.write(to: URL(fileURLWithPath: description), options: .atomic)) != nil else { return nil }
+              (try? data.write(to: URL(fileURLWithPath: description), options: .atomic)) != nil else { return }
         setenv("__EGL_VENDOR_LIBRARY_FILENAMES", description, 1)
         installed = true
-        return library
     }
 }
