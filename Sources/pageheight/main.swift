@@ -43,13 +43,12 @@ func run() async -> Int32 {
         }
         if report.status != .ok { allOK = false }
         if sources.count > 1 {
-            print(ReportEncoding.jsonLine(report))
+            StandardOutput.line(ReportEncoding.jsonLine(report))
         } else if arguments.json {
-            print(ReportEncoding.prettyJSON(report))
+            StandardOutput.line(ReportEncoding.prettyJSON(report))
         } else {
-            print(SummaryLine.format(report))
+            StandardOutput.line(SummaryLine.format(report))
         }
-        fflush(stdout)
     }
     return allOK ? 0 : 1
 }
@@ -84,10 +83,10 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
         do {
             log = try ResultLog(path: out, resume: arguments.resume)
         } catch {
-            return usageError("cannot write '\(out)': \(error)")
+            return usageError("\(error)")
         }
     } else {
-        log = ResultLog()
+        log = StandardOutput.log
     }
     let remaining = list.entries.filter { !log.done.contains($0.index) }
     if arguments.resume {
@@ -104,7 +103,10 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
     }
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
                              retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil,
-                             steps: arguments.verbose ? pageSteps : nil)
+                             steps: arguments.verbose ? pageSteps : nil) { error, summary in
+        let resume = arguments.out.map { "; `--resume --out \($0)` continues" } ?? ""
+        StandardOutput.fail(error, note: "\(summary.done) results were written before it\(resume)")
+    }
     let summary = await runner.run(remaining)
     if arguments.progress || !remaining.isEmpty {
         FileHandle.standardError.write(Data((summary.text + "\n").utf8))
@@ -129,11 +131,15 @@ func installSignalHandlers() -> [DispatchSourceSignal] {
 }
 
 let signalSources = installSignalHandlers()
+// A closed pipe is an error of write(2) (EPIPE), answered by StandardOutput, not a signal.
+signal(SIGPIPE, SIG_IGN)
 let subcommand = CommandLine.arguments.dropFirst().first
 let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dropFirst(2)))
     : subcommand == "sweep" ? await runSweep(Array(CommandLine.arguments.dropFirst(2)))
     : await run()
-fflush(stdout)
+if fflush(stdout) != 0 {
+    StandardOutput.fail(.writeFailed("standard output", errno: errno), note: nil)
+}
 PageHeightEngine.removeFiles()
 // Our Xvfb goes with the process (PR_SET_PDEATHSIG); killing it first would make GTK exit(1) on
 // the lost display. `_exit` skips exit handlers that would race with the engine's thread.

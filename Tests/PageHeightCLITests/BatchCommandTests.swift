@@ -78,19 +78,25 @@ struct BatchCommandTests {
         #expect(statuses.count == 4 && statuses.allSatisfy { $0 == "ok" }, "\(statuses)")
     }
 
-    /// The engine's files (its web context's directory) go with the run, and a directory left
-    /// by a run that was killed is swept up by the next one.
+    /// The engine's files (its private directory) go with the run, and directories left by runs
+    /// that were killed (today's name and the older `pageheight-webkit-<pid>`) are swept up by the
+    /// next one.
     @Test func aRunLeavesNoFilesBehindAndSweepsUpAKilledRunsFiles() throws {
         let temporary = NSTemporaryDirectory()
         var gone: Int32 = 4_000_000 // a pid that no process has
         while kill(gone, 0) == 0 || errno != ESRCH { gone -= 1 }
-        let left = temporary + "pageheight-webkit-\(gone)"
-        try FileManager.default.createDirectory(atPath: left + "/storage", withIntermediateDirectories: true)
+        let left = [temporary + "pageheight-webkit-\(gone)", temporary + "pageheight-\(gone)-a1B2c3"]
+        for directory in left {
+            try FileManager.default.createDirectory(atPath: directory + "/storage", withIntermediateDirectories: true)
+        }
         let run = try start(["\(pages.path)/static.html"])
         run.waitUntilExit()
         #expect(run.terminationStatus == 0)
-        #expect(!FileManager.default.fileExists(atPath: temporary + "pageheight-webkit-\(run.processIdentifier)"))
-        #expect(!FileManager.default.fileExists(atPath: left), "a killed run's directory is still there")
+        let names = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(!names.contains { $0.hasPrefix("pageheight-\(run.processIdentifier)-") }, "the run's directory is still there")
+        for directory in left {
+            #expect(!FileManager.default.fileExists(atPath: directory), "a killed run's directory is still there: \(directory)")
+        }
     }
 
     /// Killed with SIGKILL in the middle, the same command with --resume measures every page

@@ -386,13 +386,18 @@ struct HostilePageTests {
     }
 
     /// Runs the CLI without DISPLAY, killed (SIGKILL) after `seconds`.
-    static func runBinary(_ arguments: [String], within seconds: Double) throws -> Run {
+    /// - Parameters:
+    ///   - environment: variables to set (a nil value removes one).
+    ///   - standardOutput: where stdout goes instead of a file the run's `stdout` is read from.
+    static func runBinary(_ arguments: [String], within seconds: Double, environment extra: [String: String?] = [:],
+                          standardOutput: FileHandle? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = root
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = nil
+        for (name, value) in extra { environment[name] = value }
         process.environment = environment
         let directory = try temporaryDirectory("run-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -401,7 +406,7 @@ struct HostilePageTests {
         FileManager.default.createFile(atPath: outPath.path, contents: nil)
         FileManager.default.createFile(atPath: errPath.path, contents: nil)
         let out = try FileHandle(forWritingTo: outPath), err = try FileHandle(forWritingTo: errPath)
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()

@@ -75,15 +75,32 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("{\"index\":3,\"status\":\"ok\"}\n{\"index\":0,\"status\":\"ok\"}\n{\"index\":7,\"sta".utf8)
             .write(to: URL(fileURLWithPath: path))
-        let log = try ResultLog(path: path, resume: true)
-        #expect(log.done == [3, 0])
-        #expect(log.repaired)
-        log.write("{\"index\":7,\"status\":\"ok\"}")
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text == "{\"index\":3,\"status\":\"ok\"}\n{\"index\":0,\"status\":\"ok\"}\n{\"index\":7,\"status\":\"ok\"}\n")
+        do {
+            let log = try ResultLog(path: path, resume: true)
+            #expect(log.done == [3, 0])
+            #expect(log.repaired)
+            try log.write("{\"index\":7,\"status\":\"ok\"}")
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text == "{\"index\":3,\"status\":\"ok\"}\n{\"index\":0,\"status\":\"ok\"}\n{\"index\":7,\"status\":\"ok\"}\n")
+            // While it is open, the file is locked: a second writer is refused.
+            #expect(throws: OutputError.inUse(path)) { try ResultLog(path: path, resume: true) }
+        }
 
         let fresh = try ResultLog(path: path, resume: false)
         #expect(fresh.done.isEmpty)
         #expect(try String(contentsOfFile: path, encoding: .utf8).isEmpty)
+    }
+
+    /// A last line without its newline that parses whole is a result, kept (the newline is added);
+    /// only a line that does not parse is cut.
+    @Test func resumeKeepsACompleteLastLineWithoutItsNewline() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-log2-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("{\"index\":3,\"status\":\"ok\"}\n{\"index\":4,\"status\":\"ok\"}".utf8).write(to: URL(fileURLWithPath: path))
+        let log = try ResultLog(path: path, resume: true)
+        #expect(log.done == [3, 4] && !log.repaired)
+        try log.write("{\"index\":5}")
+        #expect(try String(contentsOfFile: path, encoding: .utf8)
+                == "{\"index\":3,\"status\":\"ok\"}\n{\"index\":4,\"status\":\"ok\"}\n{\"index\":5}\n")
     }
 }

@@ -14,10 +14,16 @@ public final class BatchRunner: @unchecked Sendable {
     private let log: ResultLog
     private let progress: BatchProgress?
     private let steps: (@Sendable (Int, String) -> Void)?
+    private let writeFailed: @Sendable (OutputError, BatchSummary) -> Never
 
-    /// - Parameter steps: each page's timestamped steps (`--verbose`), with its index in the list.
+    /// - Parameters:
+    ///   - steps: each page's timestamped steps (`--verbose`), with its index in the list.
+    ///   - writeFailed: called, once, when a result cannot be written, with the summary of the
+    ///     results written before it; it must end the process (the pages in flight are lost, and
+    ///     the output says which are done).
     public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, log: ResultLog,
-                progress: BatchProgress?, steps: (@Sendable (Int, String) -> Void)? = nil) {
+                progress: BatchProgress?, steps: (@Sendable (Int, String) -> Void)? = nil,
+                writeFailed: @escaping @Sendable (OutputError, BatchSummary) -> Never) {
         self.engine = engine
         self.options = options
         self.jobs = max(1, jobs)
@@ -25,6 +31,7 @@ public final class BatchRunner: @unchecked Sendable {
         self.log = log
         self.progress = progress
         self.steps = steps
+        self.writeFailed = writeFailed
     }
 
     /// A default for `--jobs`: two per core (a page spends most of its time waiting: the quiet
@@ -45,7 +52,11 @@ public final class BatchRunner: @unchecked Sendable {
                 group.addTask { [self] in
                     while let entry = await queue.next() {
                         let report = await measure(entry)
-                        log.write(ReportEncoding.jsonLine(report))
+                        do throws(OutputError) {
+                            try log.write(ReportEncoding.jsonLine(report))
+                        } catch {
+                            writeFailed(error, await summary.result(wall: Date().timeIntervalSince(started)))
+                        }
                         let snapshot = await summary.add(report)
                         progress?.update(snapshot, elapsed: Date().timeIntervalSince(started))
                     }

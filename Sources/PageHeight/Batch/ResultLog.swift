@@ -1,58 +1,143 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The batch's JSON Lines output: one report a line, written and flushed as soon as its page
-/// finishes, so a killed batch keeps everything it measured.
+/// The batch's JSON Lines output: one report a line, written with one `write(2)` as soon as its
+/// page finishes, so a killed batch keeps everything it measured.
 ///
-/// With `resume`, an existing file is read first: the indexes it holds are done, and a
-/// half-written last line (the batch was killed while writing it) is cut off.
+/// The file is opened in place with `open(2)` and never renamed over: a path that is a pipe,
+/// a device or a link is written through, as a shell redirection would. A regular file is
+/// locked (`flock`) for the run, so a second batch on the same output is refused rather than
+/// mixing or discarding lines, and is written in append mode.
+///
+/// With `resume`, an existing file is read first: the indexes it holds are done, and a last line
+/// cut off by a kill (one without its newline that does not parse) is removed.
 public final class ResultLog: @unchecked Sendable {
-    private let handle: FileHandle
+    private let fd: Int32
+    private let name: String
     private let lock = NSLock()
+    /// Set once a write failed: later writes fail at once, so nothing is claimed as written.
+    private var failure: OutputError?
     /// List indexes already in the file when it was opened for resuming.
     public let done: Set<Int>
     /// Whether a half-written last line was found and removed.
     public let repaired: Bool
 
-    /// Opens `path` for writing: truncated, or kept and appended to when `resume`.
-    public init(path: String, resume: Bool) throws {
+    /// Opens `path` for writing: emptied, or kept and appended to when `resume`.
+    public init(path: String, resume: Bool) throws(OutputError) {
+        var existing = stat()
+        if resume, stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            throw OutputError.cannotResume(path) // before open(2), which waits for a pipe's reader
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw OutputError.cannotOpen(path, errno: errno) }
+        var info = stat()
+        fstat(fd, &info)
+        let regular = info.st_mode & S_IFMT == S_IFREG
         var done: Set<Int> = []
         var repaired = false
-        if resume, let data = FileManager.default.contents(atPath: path) {
-            var keep = data.count
-            if !data.isEmpty, data.last != UInt8(ascii: "\n") {
-                keep = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
-                repaired = true
+        if regular {
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                close(fd)
+                throw OutputError.inUse(path)
             }
-            for line in data.prefix(keep).split(separator: UInt8(ascii: "\n")) {
-                if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                   let index = object["index"] as? Int {
-                    done.insert(index)
+            if resume {
+                let data = Self.contents(of: path)
+                var keep = data.count
+                if !data.isEmpty, data.last != UInt8(ascii: "\n") {
+                    let start = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                    if (try? JSONSerialization.jsonObject(with: data[start...])) is [String: Any] {
+                        _ = Glibc.write(fd, "\n", 1) // complete, only its newline was missing
+                    } else {
+                        keep = start
+                        repaired = true
+                    }
                 }
+                for line in data.prefix(keep).split(separator: UInt8(ascii: "\n")) {
+                    if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                       let index = object["index"] as? Int {
+                        done.insert(index)
+                    }
+                }
+                if repaired { ftruncate(fd, off_t(keep)) }
+            } else {
+                ftruncate(fd, 0)
             }
-            if repaired { truncate(path, off_t(keep)) }
-        } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw InputError.unreadable(path)
-            }
+        } else if resume {
+            close(fd)
+            throw OutputError.cannotResume(path)
         }
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw InputError.unreadable(path) }
-        handle.seekToEndOfFile()
-        self.handle = handle
+        self.fd = fd
+        self.name = path
         self.done = done
         self.repaired = repaired
     }
 
     /// Standard output as the log (nothing to resume).
     public init(standardOutput: Void = ()) {
-        handle = FileHandle.standardOutput
+        fd = STDOUT_FILENO
+        name = "standard output"
         done = []
         repaired = false
     }
 
-    /// Appends one line with one write(2): once it returns, a `kill -9` cannot lose it.
-    public func write(_ line: String) {
+    deinit {
+        if fd != STDOUT_FILENO { close(fd) }
+    }
+
+    /// Appends one line with one write(2): once it returns, a `kill -9` cannot lose it. Throws
+    /// when the line could not be written whole (a full disk, a closed pipe), and from then on.
+    public func write(_ line: String) throws(OutputError) {
         lock.lock()
         defer { lock.unlock() }
-        handle.write(Data((line + "\n").utf8))
+        if let failure { throw failure }
+        var bytes = Array((line + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                let error = OutputError.writeFailed(name, errno: written < 0 ? errno : EIO)
+                failure = error
+                throw error
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    private static func contents(of path: String) -> Data {
+        FileManager.default.contents(atPath: path) ?? Data()
+    }
+}
+
+/// Why results could not be written.
+public enum OutputError: Error, Equatable, CustomStringConvertible {
+    case cannotOpen(String, errno: Int32)
+    /// Another process holds the output's lock (another batch writing it).
+    case inUse(String)
+    /// `--resume` on something that is not a regular file (a pipe, a device).
+    case cannotResume(String)
+    case writeFailed(String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let code):
+            if code == ENOENT {
+                "cannot write '\(path)': the directory '\((path as NSString).deletingLastPathComponent)' does not exist"
+            } else if code == EISDIR {
+                "cannot write '\(path)': it is a directory"
+            } else {
+                "cannot write '\(path)': \(String(cString: strerror(code)))"
+            }
+        case .inUse(let path): "'\(path)' is being written by another pageheight (it holds the file's lock)"
+        case .cannotResume(let path): "--resume needs a regular file, and '\(path)' is not one"
+        case .writeFailed(let path, let code): "writing to \(path) failed: \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// The write failed because the reader went away (a closed pipe): the conventional quiet end.
+    public var isBrokenPipe: Bool {
+        if case .writeFailed(_, let code) = self { return code == EPIPE }
+        return false
     }
 }

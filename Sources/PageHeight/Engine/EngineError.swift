@@ -3,14 +3,14 @@ public enum EngineError: Error, CustomStringConvertible {
     case displayFailed(String)
     case gtkInitFailed(display: String)
     case offlineUnavailable(String)
-    case contextFailed(String)
+    case privateDirectoryFailed(String)
 
     public var description: String {
         switch self {
         case .displayFailed(let detail): "display: \(detail)"
         case .gtkInitFailed(let display): "GTK could not open the display '\(display)'"
         case .offlineUnavailable(let detail): "--offline: \(detail)"
-        case .contextFailed(let detail): "web context: \(detail)"
+        case .privateDirectoryFailed(let detail): "private directory: \(detail)"
         }
     }
 }

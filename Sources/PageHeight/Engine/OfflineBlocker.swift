@@ -15,7 +15,7 @@ enum OfflineBlocker {
     /// The filter, compiled on first use (a few ms, waiting on the main context).
     static func filter() throws -> OpaquePointer {
         if let compiled { return compiled }
-        let directory = try ContextDirectory.path() + "/filters"
+        let directory = try PrivateDirectory.path() + "/filters"
         compilations += 1
         let identifier = "offline-block-\(compilations)" // a nested compilation must not write over this one
         var error: UnsafeMutablePointer<CChar>?

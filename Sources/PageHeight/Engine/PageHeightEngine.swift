@@ -57,8 +57,9 @@ public final class PageHeightEngine: @unchecked Sendable {
             // (not root) the thread keeps its priority.
             _ = ph_prioritize_thread(-10)
             GLibLog.install()
+            let directory = try PrivateDirectory.path()
             try VirtualDisplay.ensure()
-            SessionBus.ensure()
+            SessionBus.ensure(in: directory)
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
             // its LLVM: 26 MB PSS, 8 MB of it private relocations. With that renderer off, an EGL
@@ -67,9 +68,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             // started later, abort without an EGL display: they get ours, which has no driver.
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
             ph_ui_process_without_egl()
-            // (Where the directory cannot be made, the web processes open Mesa, and the first
-            // page reports why the directory is missing.)
-            if let directory = try? ContextDirectory.path() { DriverlessEGL.install(describingIn: directory) }
+            DriverlessEGL.install(describingIn: directory)
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
@@ -90,7 +89,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         if let pool = pools[mode] { return pool } // made by a page that asked while the filter compiled
         // A page that allocates without end gets its web process killed at 2 GB (checked
         // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
-        let context = ph_web_context_new(2048, 1.0, try ContextDirectory.path())!
+        let context = ph_web_context_new(2048, 1.0, try PrivateDirectory.path())!
         // WebKit's default model: the document-viewer one changed some pages' layout.
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
@@ -146,6 +145,6 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// Removes the files the engine made (its web contexts' directory). Call before `_exit`;
     /// a run killed before it could is swept up by the next one.
     public static func removeFiles() {
-        ContextDirectory.remove()
+        PrivateDirectory.remove()
     }
 }

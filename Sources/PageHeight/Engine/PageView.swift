@@ -73,6 +73,9 @@ final class PageView {
         // at every request (WebKit's GL layer then writes errors to stderr): `getContext` returns
         // null either way.
         if DriverlessEGL.installed { webkit_settings_set_enable_webgl(settings, 0) }
+        // No service workers: a worker one page registers outlives the clear between pages and
+        // would answer the next same-origin page's requests (and a reader app's web view has none).
+        EngineFeature.disable("ServiceWorkers", in: settings)
         webkit_web_view_set_zoom_level(view, options.zoom)
         ph_dismiss_dialogs_and_refuse_popups(view)
 
@@ -381,5 +384,22 @@ enum HTTPReason {
         case 504: "Gateway Timeout"
         default: code >= 500 ? "Server Error" : "Client Error"
         }
+    }
+}
+
+/// WebKit's named runtime features (`WebKitFeature`), switched per view.
+enum EngineFeature {
+    /// Turns the feature called `identifier` off in `settings`; a precondition that it exists, so a
+    /// WebKit that renames it fails loudly instead of leaving it on.
+    static func disable(_ identifier: String, in settings: UnsafeMutablePointer<WebKitSettings>?) {
+        let features = webkit_settings_get_all_features()
+        defer { webkit_feature_list_unref(features) }
+        for index in 0..<webkit_feature_list_get_length(features) {
+            guard let feature = webkit_feature_list_get(features, index),
+                  String(cString: webkit_feature_get_identifier(feature)) == identifier else { continue }
+            webkit_settings_set_feature_enabled(settings, feature, 0)
+            return
+        }
+        preconditionFailure("WebKit has no feature \(identifier)")
     }
 }

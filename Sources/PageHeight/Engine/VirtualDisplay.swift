@@ -52,28 +52,45 @@ enum VirtualDisplay {
 /// web process reach for it (settings portals, media) does not print D-Bus warnings; without
 /// `dbus-daemon`, an address that fails at once (no autolaunch).
 enum SessionBus {
+    /// Starts the bus with its configuration and socket in `directory` (our private directory).
     /// Call on the GLib thread, before GTK starts.
-    static func ensure() {
+    static func ensure(in directory: String) {
         if let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return }
+        let unreachable = "unix:path=/nonexistent/pageheight-no-session-bus"
         // Our own configuration: no service directories, so nothing is ever activated on it
         // (the stock session config would start xdg-desktop-portal for a page that asks).
-        let config = NSTemporaryDirectory() + "pageheight-session-bus.conf"
-        try? Data(busConfiguration.utf8).write(to: URL(fileURLWithPath: config), options: .atomic)
+        let config = directory + "/session-bus.conf"
+        guard writeNew(config, busConfiguration(socketDirectory: directory)) else {
+            setenv("DBUS_SESSION_BUS_ADDRESS", unreachable, 1)
+            return
+        }
         let arguments = ["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]
         if let (_, address) = TiedChild.start(arguments, timeout: 5), address.hasPrefix("unix:") {
             setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
         } else {
-            setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/pageheight-no-session-bus", 1)
+            setenv("DBUS_SESSION_BUS_ADDRESS", unreachable, 1)
         }
+    }
+
+    /// Writes `text` to a file that must not exist yet (never through a link): false on any failure.
+    private static func writeNew(_ path: String, _ text: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
     }
 }
 
-private let busConfiguration = """
+private func busConfiguration(socketDirectory: String) -> String {
+    let directory = socketDirectory.replacingOccurrences(of: "&", with: "&amp;")
+        .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    return """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
      "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
     <busconfig>
       <type>session</type>
-      <listen>unix:tmpdir=/tmp</listen>
+      <listen>unix:dir=\(directory)</listen>
       <auth>EXTERNAL</auth>
       <policy context="default">
         <allow send_destination="*" eavesdrop="true"/>
@@ -82,6 +99,7 @@ private let busConfiguration = """
       </policy>
     </busconfig>
     """
+}
 
 /// A helper process tied to the GLib thread (`PR_SET_PDEATHSIG`), whose first line of output
 /// says where to find it.

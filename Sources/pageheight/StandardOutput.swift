@@ -1,0 +1,29 @@
+import Foundation
+import PageHeight
+
+/// Results on standard output, written with `write(2)` so that a failure is seen at once: a
+/// closed pipe ends the run quietly (exit 141, as a shell pipeline expects), any other failure
+/// (a full disk, a closed descriptor) with a message and exit 74 (EX_IOERR). Nothing printed
+/// after the failure is claimed as written.
+enum StandardOutput {
+    static let log = ResultLog()
+
+    /// Writes `line` and a newline, or ends the process.
+    static func line(_ line: String) {
+        do throws(OutputError) {
+            try log.write(line)
+        } catch {
+            fail(error, note: nil)
+        }
+    }
+
+    /// Ends the process after a failed write of results; `note` says what was kept.
+    static func fail(_ error: OutputError, note: String?) -> Never {
+        if !error.isBrokenPipe {
+            let text = "Error: \(error)" + (note.map { "; \($0)" } ?? "") + "\n"
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+        PageHeightEngine.removeFiles()
+        _exit(error.isBrokenPipe ? 141 : 74)
+    }
+}
