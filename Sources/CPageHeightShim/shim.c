@@ -114,9 +114,15 @@ static GtkWidget *refuse_popup(WebKitWebView *view, WebKitNavigationAction *acti
     return NULL;
 }
 
+static gboolean refuse_print(WebKitWebView *view, WebKitPrintOperation *operation, gpointer data) {
+    (void)view; (void)operation; (void)data;
+    return TRUE; // handled: GTK's print dialog is never shown, and window.print() returns at once
+}
+
 void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view) {
     g_signal_connect(view, "script-dialog", G_CALLBACK(dismiss_dialog), NULL);
     g_signal_connect(view, "create", G_CALLBACK(refuse_popup), NULL);
+    g_signal_connect(view, "print", G_CALLBACK(refuse_print), NULL);
 }
 
 typedef struct {
@@ -164,8 +170,9 @@ static void evaluated(GObject *source, GAsyncResult *result, gpointer user_data)
     pending_free(p);
 }
 
-void ph_evaluate(WebKitWebView *view, const char *script, GCancellable *cancellable, ph_evaluated_fn fn, gpointer data) {
-    webkit_web_view_evaluate_javascript(view, script, -1, NULL, NULL, cancellable, evaluated,
+void ph_evaluate(WebKitWebView *view, const char *script, const char *world_name, GCancellable *cancellable,
+                 ph_evaluated_fn fn, gpointer data) {
+    webkit_web_view_evaluate_javascript(view, script, -1, world_name, NULL, cancellable, evaluated,
                                         pending_new((gpointer)fn, data, NULL));
 }
 
@@ -386,4 +393,28 @@ int ph_prioritize_thread(int nice) {
     if (sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &normal) != 0) return -errno;
     if (setpriority(PRIO_PROCESS, (id_t)gettid(), nice) != 0) return -errno;
     return 0;
+}
+
+static const char *const in_flight_key = "ph-requests-in-flight";
+
+static void request_finished(WebKitWebResource *resource, gpointer view) {
+    (void)resource;
+    gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
+    g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count > 0 ? count - 1 : 0));
+}
+
+static void request_started(WebKitWebView *view, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {
+    (void)request; (void)data;
+    gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
+    g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count + 1));
+    // Disconnected when the view goes first: "finished" comes after "failed" too.
+    g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished), view, 0);
+}
+
+void ph_track_requests(WebKitWebView *view) {
+    g_signal_connect(view, "resource-load-started", G_CALLBACK(request_started), NULL);
+}
+
+int ph_requests_in_flight(WebKitWebView *view) {
+    return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
 }

@@ -42,6 +42,10 @@ func run() async -> Int32 {
             if verbose { FileHandle.standardError.write(Data((prefix + line + "\n").utf8)) }
         }
         if report.status != .ok { allOK = false }
+        if let error = report.snapshotError {
+            FileHandle.standardError.write(Data("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n".utf8))
+            allOK = false
+        }
         if sources.count > 1 {
             StandardOutput.line(ReportEncoding.jsonLine(report))
         } else if arguments.json {

@@ -156,6 +156,24 @@ struct CommandLineTests {
         #expect(width == 390 && height == 1234)
     }
 
+    /// A snapshot that cannot be written (a directory, a page taller than a PNG surface can be)
+    /// is an error on stderr and exit 1, not a silent success; a missing directory is a usage
+    /// error before anything is measured.
+    @Test func aSnapshotThatCannotBeWrittenIsAnError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-snapshot-dir-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cases: [(String, String, Int32, String)] = [
+            (directory.path, "static.html", 1, "was not written"),
+            (directory.path + "/tall.png", "hostile/tall-200000.html", 1, "was not written"),
+            (directory.path + "/missing/shot.png", "static.html", 64, "no such directory"),
+        ]
+        for (path, name, status, message) in cases {
+            let result = try run(["--no-fit", "--snapshot", path, page(name)])
+            #expect(result.status == status && result.stderr.contains(message), "\(path): \(result.status) \(result.stderr)")
+        }
+    }
+
     /// Pages get no WebGL (the web processes' EGL has no driver: `DriverlessEGL`), and nothing
     /// about it reaches stderr; `PAGEHEIGHT_WEBGL=1` gives them Mesa's, and webgl.html then lays
     /// out its 3D figure rather than its fallback.

@@ -7,7 +7,10 @@
 //
 // ARGS are extra command-line options for that run (may be empty). Keys:
 // status (required), height, once, schedule, observe (integers, CSS px),
-// tolerance (px, default 0), missed (true/false). A page-level
+// tolerance (px, default 0), missed (true/false), within (seconds: the verdict is settled
+// no later than this after the load started), gaveup (true: the report says what the rules
+// stopped waiting for), culprit (a substring of one of the report's view culprits),
+// law (the fitted view law's slope k, as in content = k x view + c, within 0.05). A page-level
 //
 //     <meta name="pageheight-serve" content="http">
 //
@@ -38,6 +41,14 @@ struct FixtureCase: Sendable, Hashable, CustomStringConvertible {
     var missed: Bool?
     /// The page must be served over the loopback FixtureServer.
     var servedOverHTTP: Bool
+    /// The verdict comes settled within this many seconds of the load's start.
+    var within: Double? = nil
+    /// Whether the report must say what was given up on.
+    var gaveUp: Bool? = nil
+    /// A substring of one of the report's view culprits.
+    var culprit: String? = nil
+    /// The fitted view law's slope.
+    var law: Double? = nil
 
     /// The page's file name, e.g. "grow-2.5.html".
     var pageName: String { page.lastPathComponent }
@@ -157,7 +168,8 @@ extension FixtureCase {
             guard values[key] == nil else { throw fail("\(key) given twice") }
             values[key] = value
         }
-        let known: Set<String> = ["status", "height", "once", "schedule", "observe", "tolerance", "missed"]
+        let known: Set<String> = ["status", "height", "once", "schedule", "observe", "tolerance", "missed",
+                                  "within", "gaveup", "culprit", "law"]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw fail("unknown key \"\(unknown)\"")
         }
@@ -167,14 +179,20 @@ extension FixtureCase {
             guard let value = Int(text) else { throw fail("\(key)=\(text) is not an integer") }
             return value
         }
-        var missed: Bool?
-        if let text = values["missed"] {
+        func boolean(_ key: String) throws -> Bool? {
+            guard let text = values[key] else { return nil }
             switch text.lowercased() {
-            case "true", "yes", "1": missed = true
-            case "false", "no", "0": missed = false
-            default: throw fail("missed=\(text) is not true or false")
+            case "true", "yes", "1": return true
+            case "false", "no", "0": return false
+            default: throw fail("\(key)=\(text) is not true or false")
             }
         }
+        func decimal(_ key: String) throws -> Double? {
+            guard let text = values[key] else { return nil }
+            guard let value = Double(text) else { throw fail("\(key)=\(text) is not a number") }
+            return value
+        }
+        let missed = try boolean("missed")
         let tolerance = try integer("tolerance") ?? 0
         guard tolerance >= 0 else { throw fail("negative tolerance") }
         return FixtureCase(
@@ -187,7 +205,11 @@ extension FixtureCase {
             observe: try integer("observe"),
             tolerance: tolerance,
             missed: missed,
-            servedOverHTTP: servedOverHTTP
+            servedOverHTTP: servedOverHTTP,
+            within: try decimal("within"),
+            gaveUp: try boolean("gaveup"),
+            culprit: values["culprit"].map { $0.replacingOccurrences(of: "_", with: " ") },
+            law: try decimal("law")
         )
     }
 

@@ -37,6 +37,21 @@ struct FixturePageTests {
             #expect(report.scheduleMissed == missed, "\(fixture): scheduleMissed")
             if missed { #expect(report.message?.contains("schedule would show") == true) }
         }
+        if let within = fixture.within {
+            let settled = try #require(report.timings.settledAt, "\(fixture): not settled: \(report.message ?? "")")
+            #expect(settled <= within, "\(fixture): settled at \(settled) s")
+        }
+        if let gaveUp = fixture.gaveUp {
+            #expect((report.gaveUp != nil) == gaveUp, "\(fixture): gaveUp \(report.gaveUp ?? "none")")
+        }
+        if let culprit = fixture.culprit {
+            let culprits = report.viewDependence?.culprits ?? []
+            #expect(culprits.contains { $0.contains(culprit) }, "\(fixture): culprits \(culprits)")
+        }
+        if let law = fixture.law {
+            let slope = try #require(report.viewDependence?.law?.slope, "\(fixture): no view law")
+            #expect(abs(slope - law) <= 0.05, "\(fixture): law slope \(slope)")
+        }
         if report.status == .ok {
             #expect(report.timings.settledAt != nil || report.message != nil)
             #expect(report.samples.contains { $0.source == .load })
@@ -77,8 +92,10 @@ struct FixturePageTests {
         // same point in both modes, so only the first case has an earlier stop to check. (A
         // runaway stops at its proof in both modes.) Checked against the schedule's own end,
         // not against the other run's clock, which a loaded machine moves.
+        // (A page whose fonts held the verdict until they were given up on, fonts-never-answer,
+        // waited for pending work, not for a move.)
         let lastPoll = GrowingDelaySchedule.readerApp.duration
-        if quick.status == .ok, let finished = quick.timings.finished, let moved = lastMove(quick.samples),
+        if quick.status == .ok, quick.gaveUp == nil, let finished = quick.timings.finished, let moved = lastMove(quick.samples),
            moved + quick.options.quiet + 1 < finished + lastPoll {
             #expect(quick.timings.settledAt != nil, "\(fixture): the default did not stop at the settle")
             #expect(quick.timings.total < finished + lastPoll,

@@ -42,6 +42,21 @@ struct HardeningTests {
         #expect(heights == [400, 5000, 400, 5000], "several page arguments: \(heights) \(cli.stderr.suffix(300))")
     }
 
+    // MARK: - The probe's own world
+
+    /// forge.html posts readings of 99999 px to the probe's message handler and replaces
+    /// `window.__pageheight`: none of it reaches the timeline, every strategy shows 400 px.
+    @Test func aPageCannotForgeReadings() async throws {
+        let options = try CommandLineArguments.parse(["--timeout", "8", "x"]).options
+        let page = HostileCase.directory.appendingPathComponent("forge.html").path
+        let report = try await PageHeightEngine.shared().measure(.file(page), options: options)
+        #expect(report.status == .ok && report.height == 400, "\(report.status.rawValue) \(report.height ?? -1)")
+        #expect(!report.samples.contains { $0.height == 99999 }, "a forged reading is in the timeline")
+        for outcome in [report.strategies.once, report.strategies.schedule, report.strategies.observe] {
+            #expect(outcome.height == 400 && !outcome.jumps.contains { $0.height == 99999 })
+        }
+    }
+
     // MARK: - The private directory
 
     /// A file planted where pageheight once wrote its session-bus configuration

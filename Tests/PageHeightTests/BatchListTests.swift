@@ -69,6 +69,35 @@ import Testing
     }
 }
 
+@Suite struct ListLineTests {
+    /// A byte order mark, CR-only line ends and a path with a colon: every entry as written.
+    @Test func aByteOrderMarkCROnlyLinesAndColonsInPathsKeepEveryEntry() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-list-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "<p>x</p>".write(to: directory.appendingPathComponent("a:b.html"), atomically: true, encoding: .utf8)
+        let base = directory.path
+        let list = PageList(text: "\u{FEFF}first.html\rsecond.html\r\nthird.html\n# note\ra:b.html\rhttps://example.com/x\rjavascript:x",
+                            baseDirectory: base)
+        #expect(list.entries.map(\.page) == ["\(base)/first.html", "\(base)/second.html", "\(base)/third.html",
+                                             "\(base)/a:b.html", "https://example.com/x", "javascript:x"])
+    }
+
+    /// On the command line, `a:b.html` that names a file is that file; one that does not is an
+    /// unknown scheme.
+    @Test func aRelativePathWithAColonIsAFileWhenOneIsThere() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-colon-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "<p>x</p>".write(to: directory.appendingPathComponent("a:b.html"), atomically: true, encoding: .utf8)
+        let source = try PageSource.parse("a:b.html", currentDirectory: directory.path, standardInput: { nil })
+        #expect(source == .file(directory.appendingPathComponent("a:b.html").path))
+        #expect(throws: InputError.unsupportedScheme("c:d.html", scheme: "c")) {
+            try PageSource.parse("c:d.html", currentDirectory: directory.path, standardInput: { nil })
+        }
+    }
+}
+
 @Suite struct ResultLogTests {
     @Test func resumeKnowsWhatIsDoneAndRepairsACutOffLastLine() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-log-\(getpid()).jsonl").path

@@ -93,22 +93,109 @@ import Testing
 }
 
 @Suite struct RunawayDetectorTests {
-    @Test func contentThatGrowsWithTheViewIsARunawayAfterFourSteps() {
+    /// view + 100 (a 100vh block and a footer): the law from two steps, confirmed by the third.
+    @Test func contentThatGrowsWithTheViewIsARunawayOnceTheLawIsConfirmed() {
         var detector = RunawayDetector(threshold: 5)
-        let steps = [(944.0, 1044.0), (1044, 1144), (1144, 1244), (1244, 1344)].map {
+        let steps = [(944.0, 1044.0), (1044, 1144), (1144, 1244)].map {
             detector.record(view: $0.0, content: $0.1)
         }
-        #expect(steps == [false, false, false, true])
+        #expect(steps == [false, false, true])
+        let law = detector.law ?? ViewLaw(slope: 0, intercept: 0)
+        #expect(abs(law.slope - 1) < 0.001 && abs(law.intercept - 100) < 0.1)
         #expect(detector.evidence.contains("view 944 px → content 1044 px"))
     }
 
-    @Test func growthByDifferentAmountsOrAFittingStepIsNot() {
+    /// Three 80vh sections and 6000 px of text: 2.4 × view + 6000; its excess over the view is
+    /// never the same twice, and it is a runaway all the same.
+    @Test func contentThatIsAMultipleOfTheViewIsARunaway() {
+        var detector = RunawayDetector(threshold: 5)
+        var results: [Bool] = []
+        for view in [8026.0, 25262, 16384] { results.append(detector.record(view: view, content: 2.4 * view + 6000)) }
+        #expect(results == [false, false, true])
+        #expect(abs((detector.law?.slope ?? 0) - 2.4) < 0.001)
+    }
+
+    /// A law the next step does not follow (growth that came from the page itself), and a
+    /// fitting step, prove nothing.
+    @Test func growthThatBreaksItsLawOrAFittingStepIsNot() {
         var detector = RunawayDetector(threshold: 5)
         _ = detector.record(view: 800, content: 820)
         _ = detector.record(view: 820, content: 870)
         _ = detector.record(view: 870, content: 870)
         let last = detector.record(view: 870, content: 890)
         #expect(!last && !detector.isRunaway)
+    }
+
+    /// A step whose content kept moving starts the evidence afresh.
+    @Test func aMovingStepStartsTheEvidenceAfresh() {
+        var detector = RunawayDetector(threshold: 5)
+        _ = detector.record(view: 944, content: 1044)
+        _ = detector.record(view: 1044, content: 1144)
+        detector.reset()
+        let proofs = [(1144.0, 1244.0), (1244, 1344), (1344, 1444)].map { detector.record(view: $0.0, content: $0.1) }
+        #expect(proofs == [false, false, true])
+    }
+}
+
+@Suite struct ViewDependenceTests {
+    @Test func aLongArticleThatDoesNotDependOnTheViewIsIndependent() {
+        #expect(ViewDependence.finding(cap: (16384, 90000), check: (844, 90000), threshold: 5) == .independent)
+        #expect(ViewDependence.finding(cap: (16384, 30000), check: (844, 30000), threshold: 5) == .independent)
+    }
+
+    @Test func contentThatFollowsTheViewPastTheCapIsARunawayWithItsLaw() {
+        guard case .runaway(let law) = ViewDependence.finding(cap: (16384, 21810), check: (844, 6270), threshold: 5) else {
+            Issue.record("not a runaway")
+            return
+        }
+        #expect(abs(law.slope - 1) < 0.001 && abs(law.intercept - 5426) < 0.5)
+        #expect(law.description == "content = 1.0 × view + 5426 px")
+    }
+
+    @Test func aWeakerDependenceEndsBeyondTheCapAndMovingContentTellsNothing() {
+        guard case .beyondCap(let law) = ViewDependence.finding(cap: (16384, 28192), check: (844, 20422), threshold: 5)
+        else {
+            Issue.record("not beyond the cap")
+            return
+        }
+        #expect(abs(law.slope - 0.5) < 0.001 && abs((law.fixedPoint ?? 0) - 40000) < 1)
+        #expect(ViewDependence.finding(cap: (16384, 28192), check: (844, nil), threshold: 5) == .moved)
+    }
+}
+
+@Suite struct FontRuleTests {
+    /// Fonts said to be loading with no request of the view in flight (WebKit's set status stuck
+    /// after every face failed) count for the grace period only, and the report says so.
+    @Test func fontsWithNoRequestInFlightAreGivenUpAfterTheGrace() {
+        var s = MeasurementSession(options: MeasureOptions())
+        s.loadFinished(at: 0.2)
+        s.updatePending(PendingWork(fonts: true, network: 0), at: 0.3)
+        #expect(s.pending.fonts, "a font just asked for may not have its request yet")
+        s.updatePending(PendingWork(fonts: true, network: 0), at: 0.3 + MeasurementSession.fontGrace)
+        #expect(!s.pending.fonts && s.pending.isEmpty)
+        #expect(s.fontsGivenUp?.reason == "fonts said to be loading with no request in flight")
+        #expect(s.settleCheckAt == 0.8 + MeasureOptions().quiet)
+    }
+
+    /// With a request in flight fonts count, up to the patience, and no longer.
+    @Test func fontsWithARequestInFlightCountUpToThePatience() {
+        var s = MeasurementSession(options: MeasureOptions())
+        s.loadFinished(at: 0.2)
+        s.updatePending(PendingWork(fonts: true, network: 1), at: 0.3)
+        s.updatePending(PendingWork(fonts: true, network: 1), at: 4.0)
+        #expect(s.pending.fonts && s.fontsGivenUp == nil)
+        s.updatePending(PendingWork(fonts: true, network: 1), at: 0.3 + MeasurementSession.fontPatience)
+        #expect(!s.pending.fonts)
+        #expect(s.fontsGivenUp?.reason.hasPrefix("fonts still loading after") == true)
+    }
+
+    /// Fonts that finish start the count afresh.
+    @Test func fontsThatFinishStartTheCountAfresh() {
+        var s = MeasurementSession(options: MeasureOptions())
+        s.updatePending(PendingWork(fonts: true, network: 0), at: 0.3)
+        s.updatePending(PendingWork(), at: 0.5)
+        s.updatePending(PendingWork(fonts: true, network: 0), at: 0.9)
+        #expect(s.pending.fonts && s.fontsGivenUp == nil)
     }
 }
 

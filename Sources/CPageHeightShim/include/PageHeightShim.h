@@ -34,13 +34,20 @@ gulong ph_connect_load_failed(WebKitWebView *view, ph_load_failed_fn fn, gpointe
 gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_fn fn, gpointer data, GClosureNotify destroy);
 gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *name, ph_script_message_fn fn, gpointer data, GClosureNotify destroy);
 
-// Why: a hostile page must not stall the run: dialogs are answered (cancel) and popups refused in C handlers.
+// Why: the resource signals carry objects whose own "finished" signal must be connected per request,
+// tied to the view's lifetime (g_signal_connect_object); counts the view's requests in flight.
+void ph_track_requests(WebKitWebView *view);
+int ph_requests_in_flight(WebKitWebView *view);
+
+// Why: a hostile page must not stall the run: dialogs are answered (cancel), popups and print requests
+// refused in C handlers.
 void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view);
 
 // Why: the _finish result is a JSCValue that must be turned into text and freed, and errors unpacked.
 // `json` is a string result's own text, any other result as JSON; `json` and `error` are owned by the callee (freed after the callback returns); exactly one is non-NULL.
 typedef void (*ph_evaluated_fn)(const char *json, const char *error, gpointer data);
-void ph_evaluate(WebKitWebView *view, const char *script, GCancellable *cancellable, ph_evaluated_fn fn, gpointer data);
+void ph_evaluate(WebKitWebView *view, const char *script, const char *world_name, GCancellable *cancellable,
+                 ph_evaluated_fn fn, gpointer data);
 
 // Why: the snapshot arrives as a cairo surface through an async _finish; this writes it as PNG.
 typedef void (*ph_done_fn)(const char *error, gpointer data);

@@ -22,10 +22,12 @@ public struct PageList: Sendable, Equatable {
         self.entries = entries
     }
 
-    /// Parses the text of a list file.
+    /// Parses the text of a list file: lines end in LF, CR LF or CR alone; a UTF-8 byte order
+    /// mark at the start is not part of the first entry.
     public init(text: String, baseDirectory: String) {
         var pages: [String] = []
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        for rawLine in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             pages.append(Self.resolve(line, against: baseDirectory))
@@ -73,9 +75,16 @@ public struct PageList: Sendable, Equatable {
         return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
+    /// An entry as a URL or a path made absolute against `base`. Something that looks like a URL
+    /// of a scheme pageheight does not load (`a:b.html`) is a path when a file of that name is
+    /// next to the list, else kept as written (and then refused as an unsupported scheme).
     private static func resolve(_ entry: String, against base: String) -> String {
-        if entry == "-" || entry.hasPrefix("/") || entry.contains(":") { return entry }
-        return URL(fileURLWithPath: base).appendingPathComponent(entry).path
+        if entry == "-" || entry.hasPrefix("/") { return entry }
+        let path = URL(fileURLWithPath: base).appendingPathComponent(entry).path
+        if let scheme = PageSource.schemeOf(entry) {
+            if PageSource.loadedSchemes.contains(scheme) || !FileManager.default.fileExists(atPath: path) { return entry }
+        }
+        return path
     }
 }
 

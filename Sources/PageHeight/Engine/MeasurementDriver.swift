@@ -60,8 +60,10 @@ final class MeasurementDriver {
             self?.loadFailed(uri: uri, domain: domain, code: code, message: message)
         }
         view.events.processTerminated = { [weak self, weak view] reason in
+            let overLimit = MemoryWatchdog.shared.killed(view?.webProcess)
             view?.retire()
             let why = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? "exceeded its memory limit"
+                : overLimit ? "exceeded its memory limit (2 GB; stopped by pageheight)"
                 : reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? "was terminated" : "crashed"
             self?.end(.crashed("the web process \(why)"))
         }
@@ -187,7 +189,7 @@ final class MeasurementDriver {
                 error = failure.message
             }
             let sample = HeightSample(t: t, height: value, source: source, poll: poll, cause: cause)
-            let moved = self.session.record(sample, pending: reading?.pendingWork(at: t), error: error)
+            let moved = self.session.record(sample, pending: reading?.pendingWork(at: t, network: self.view?.requestsInFlight ?? 0), error: error)
             self.note(self.describe(sample, moved: moved, error: error))
             if let then { then(value) } else { self.afterReading() }
         }
@@ -208,7 +210,7 @@ final class MeasurementDriver {
         guard !ended, session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
         let t = now
         let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause)
-        let moved = session.record(sample, pending: reading.pendingWork(at: t))
+        let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view?.requestsInFlight ?? 0))
         note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
         afterReading()
     }
@@ -229,7 +231,11 @@ final class MeasurementDriver {
             return
         }
         if session.isSettled(at: now) {
-            end(.settled)
+            if session.needsViewCheck {
+                checkViewAtCap()
+            } else {
+                end(.settled)
+            }
             return
         }
         armSettleCheck()
@@ -263,9 +269,9 @@ final class MeasurementDriver {
                 if let value = reading.value, let anchor = self.session.anchor,
                    abs(value - anchor) > self.options.threshold {
                     let sample = HeightSample(t: t, height: value, source: .poll, cause: "pending-check")
-                    self.session.record(sample, pending: reading.pendingWork(at: t))
+                    self.session.record(sample, pending: reading.pendingWork(at: t, network: self.view?.requestsInFlight ?? 0))
                     self.note(self.describe(sample, moved: true, error: nil))
-                } else if let work = reading.pendingWork(at: t) {
+                } else if let work = reading.pendingWork(at: t, network: self.view?.requestsInFlight ?? 0) {
                     self.session.updatePending(work, at: t)
                 }
             }
@@ -296,13 +302,83 @@ final class MeasurementDriver {
                         if self.session.resized(to: height, issuedAt: issuedAt, at: self.now,
                                                contentHeight: still ? second : nil) {
                             self.note("runaway: \(self.session.runaway.evidence)")
-                            self.end(.runaway)
+                            self.resizing = true
+                            self.readAtOtherView(Double(self.options.height)) { content, culprits in
+                                self.session.runawayExplained(noFitHeight: content, culprits: culprits)
+                                self.end(.runaway)
+                            }
                             return
                         }
                         self.afterReading()
                     }
                 }
             }
+        }
+    }
+
+    /// The view reached the cap below the content and the page has settled there: reads the
+    /// content at `--height` (and which elements changed with the view), gives the cap back to
+    /// the view, and lets the session tell whether the content depends on the view.
+    private func checkViewAtCap() {
+        guard let view else { return }
+        resizing = true
+        settleTimer?.cancel()
+        let cap = session.viewHeight
+        let check = Double(options.height)
+        note("the view is at its cap, \(Pixels.format(cap)), below the content: checking the content at \(Pixels.format(check))")
+        readAtOtherView(check) { [weak self] content, culprits in
+            guard let self else { return }
+            view.setViewportHeight(cap)
+            self.waitForViewport(expected: view.expectedInnerHeight(for: cap), deadline: self.now + 0.5) {
+                self.resizing = false
+                let finding = self.session.viewChecked(view: check, content: content, culprits: culprits)
+                self.note("view check: \(finding)")
+                switch finding {
+                case .independent: self.read(.poll, cause: "after-resize")
+                case .runaway: self.end(.runaway)
+                case .beyondCap, .moved: self.end(.viewDependent)
+                }
+            }
+        }
+    }
+
+    /// Notes every element's height, gives the view `height`, and reads the content there twice,
+    /// 50 ms apart, without recording it (it is not what the app shows): the content if it held
+    /// still, and the elements whose height changed with the view.
+    private func readAtOtherView(_ height: Double, then: @escaping (Double?, [String]) -> Void) {
+        guard !ended, let view else { return }
+        view.evaluate(ProbeScript.markViewCall) { [weak self] _ in
+            guard let self, !self.ended else { return }
+            view.setViewportHeight(height)
+            self.waitForViewport(expected: view.expectedInnerHeight(for: height), deadline: self.now + 0.5) {
+                self.silentRead { first in
+                    self.after(0.05) {
+                        self.silentRead { second in
+                            let still = first != nil && second != nil && abs(first! - second!) <= 1
+                            view.evaluate(ProbeScript.viewCulpritsCall(threshold: self.options.threshold)) { result in
+                                guard !self.ended else { return }
+                                var culprits: [String] = []
+                                if case .success(let json) = result,
+                                   let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) {
+                                    culprits = list
+                                }
+                                self.note("at view \(Pixels.format(height)): content \(second.map { Pixels.format($0) } ?? "unknown")"
+                                    + "\(still ? "" : " (moving)"); following the view: \(culprits.isEmpty ? "nothing found" : culprits.joined(separator: ", "))")
+                                then(still ? second : nil, culprits)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The probe's value now, not recorded in the session.
+    private func silentRead(then: @escaping (Double?) -> Void) {
+        guard !ended, let view else { return }
+        view.evaluate(ProbeScript.measureCall) { [weak self] result in
+            guard let self, !self.ended else { return }
+            if case .success(let json) = result { then(ProbeReading.decode(json)?.value) } else { then(nil) }
         }
     }
 

@@ -98,6 +98,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             refusingPort = port
             ph_web_context_route_through_proxy(context, port.proxyURI)
         }
+        MemoryWatchdog.shared.start()
         let pool = ViewPool(context: OpaquePointer(context), filter: filter)
         pools[mode] = pool
         return pool

@@ -78,12 +78,16 @@ final class PageView {
         EngineFeature.disable("ServiceWorkers", in: settings)
         webkit_web_view_set_zoom_level(view, options.zoom)
         ph_dismiss_dialogs_and_refuse_popups(view)
+        ph_track_requests(view)
 
-        addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME)
+        addScript(ProbeScript.hooks, frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME)
+        addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
+                  world: ProbeScript.world)
         if options.offline {
             addScript(RepeatableRandom.source, frames: WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES)
         }
-        webkit_user_content_manager_register_script_message_handler(manager, ProbeScript.messageHandler)
+        webkit_user_content_manager_register_script_message_handler_in_world(manager, ProbeScript.messageHandler,
+                                                                             ProbeScript.world)
 
         let box = { Unmanaged.passRetained(self.events).toOpaque() }
         let release: GClosureNotify = { data, _ in Unmanaged<Events>.fromOpaque(data!).release() }
@@ -238,9 +242,12 @@ final class PageView {
         webkit_web_view_stop_loading(view)
     }
 
-    /// Runs `source` at document start in the chosen frames of every page this view loads.
-    private func addScript(_ source: String, frames: WebKitUserContentInjectedFrames) {
-        let script = webkit_user_script_new(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+    /// Runs `source` at document start in the chosen frames of every page this view loads, in
+    /// the page's own script world or in the named one.
+    private func addScript(_ source: String, frames: WebKitUserContentInjectedFrames, world: String? = nil) {
+        let script = world.map {
+            webkit_user_script_new_for_world(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, $0, nil, nil)
+        } ?? webkit_user_script_new(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
         webkit_user_content_manager_add_script(manager, script)
         webkit_user_script_unref(script)
     }
@@ -251,7 +258,8 @@ final class PageView {
         guard let window else { return }
         self.window = nil
         webkit_web_view_stop_loading(view)
-        webkit_user_content_manager_unregister_script_message_handler(manager, ProbeScript.messageHandler)
+        webkit_user_content_manager_unregister_script_message_handler_in_world(manager, ProbeScript.messageHandler,
+                                                                               ProbeScript.world)
         disconnectAll(UnsafeMutableRawPointer(view))
         disconnectAll(UnsafeMutableRawPointer(manager))
         gtk_widget_destroy(window)
@@ -317,7 +325,7 @@ final class PageView {
     /// other value as JSON) or an error text.
     func evaluate(_ script: String, completion: @escaping (Result<String, JavaScriptError>) -> Void) {
         let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
-        ph_evaluate(view, script, nil, { json, error, data in
+        ph_evaluate(view, script, ProbeScript.world, nil, { json, error, data in
             let completion = Unmanaged<CompletionBox<Result<String, JavaScriptError>>>.fromOpaque(data!).takeRetainedValue()
             if let json {
                 completion.body(.success(String(cString: json)))
@@ -326,6 +334,9 @@ final class PageView {
             }
         }, box)
     }
+
+    /// The view's requests (of any frame, any kind) that started and have not finished.
+    var requestsInFlight: Int { Int(ph_requests_in_flight(view)) }
 
     /// Writes a full-document PNG of the current state to `path`.
     func snapshot(to path: String, completion: @escaping (String?) -> Void) {

@@ -41,11 +41,12 @@ struct ProbeReading: Decodable {
         try? JSONDecoder().decode(ProbeReading.self, from: Data(json.utf8))
     }
 
-    /// The pending work with timer due times made absolute (seconds since the load started).
-    func pendingWork(at t: Double) -> PendingWork? {
+    /// The pending work with timer due times made absolute (seconds since the load started), and
+    /// the view's requests in flight as the engine counts them.
+    func pendingWork(at t: Double, network: Int) -> PendingWork? {
         guard let pending else { return nil }
         return PendingWork(document: pending.document, images: pending.images, fonts: pending.fonts,
                            requests: pending.requests, timers: pending.timers.map { t + $0 },
-                           animations: pending.animations)
+                           animations: pending.animations, network: network)
     }
 }

@@ -1,24 +1,50 @@
-/// The in-page probe, injected at document start into the top frame.
+/// The in-page probe: two scripts injected at document start into the top frame.
 ///
-/// It reports every change of the measured metric to native code through the `pageheight`
-/// script message handler, with its cause (read at the next animation frame, so it forces no
-/// layout of its own), and what is still pending (document loading,
-/// images, fonts, fetch/XHR, one-shot timers, finite animations). It exposes
-/// `window.__pageheight.measure(all)` (the value, pending work, innerHeight, and with `all` every
-/// metric) for native polls; the property is read-only so a page cannot replace it.
+/// The probe itself runs in a script world of its own (`world`), which page scripts cannot
+/// reach: only there is the `pageheight` message handler registered, and only there is
+/// `window.__pageheight` defined. A page can therefore neither send the engine readings of its
+/// own making nor flood its handler. The probe reports every change of the measured metric to
+/// native code, with its cause (read at the next animation frame, so it forces no layout of its
+/// own), and what is still pending (document loading, images, fonts, fetch/XHR, one-shot
+/// timers, finite animations). It exposes `window.__pageheight.measure(all)` (the value, pending
+/// work, innerHeight, and with `all` every metric) for native polls, evaluated in its world.
+///
+/// Timers and requests are the page's own calls, which only its world sees: `hooks` wraps
+/// `setTimeout`, `clearTimeout`, `fetch` and `XMLHttpRequest` there and tells the probe what is
+/// outstanding through a `pageheight-probe-state` event on `window` (DOM events reach every
+/// world) whose detail is JSON text. A page could send that event itself: all it could do so is
+/// claim pending work, which it could as well create, and the timeout bounds either.
 ///
 /// Messages and `measure()` results are JSON text: `{"value": Number, "cause": String,
 /// "pending": {...}, "innerHeight": Number, "metrics": {...}}`; timer due times are seconds
 /// from now.
 enum ProbeScript {
     static let messageHandler = "pageheight"
+    /// The script world the probe runs in.
+    static let world = "pageheight"
+    /// The event the page world's hooks tell the probe by.
+    static let stateEvent = "pageheight-probe-state"
 
+    /// The probe, for the probe's own world.
     static func source(metric: HeightMetric) -> String {
-        "(function(){const METRIC=\"\(metric.rawValue)\";\n" + body + "\n})();"
+        "(function(){const METRIC=\"\(metric.rawValue)\";const STATE_EVENT=\"\(stateEvent)\";\n" + body + "\n})();"
+    }
+
+    /// The hooks, for the page's world.
+    static var hooks: String {
+        "(function(){const STATE_EVENT=\"\(stateEvent)\";\n" + hooksBody + "\n})();"
     }
 
     /// The expression native polls evaluate: the reading as JSON text.
     static let measureCall = "window.__pageheight ? window.__pageheight.measure(false) : 'null'"
+
+    /// Notes every element's height before fit mode changes the view's height.
+    static let markViewCall = "window.__pageheight ? window.__pageheight.markView() : 'null'"
+
+    /// The elements whose height changed with the view since `markViewCall`, as a JSON array.
+    static func viewCulpritsCall(threshold: Double) -> String {
+        "window.__pageheight ? window.__pageheight.viewCulprits(\(threshold)) : '[]'"
+    }
 
     /// The same with every metric, for the report's side-by-side `metrics`.
     static let measureAllCall = "window.__pageheight ? window.__pageheight.measure(true) : 'null'"
@@ -34,10 +60,9 @@ if (!channel) return;
 try { localStorage.clear(); } catch (e) {}
 try { sessionStorage.clear(); } catch (e) {}
 const post = channel.postMessage.bind(channel);
-const stringify = JSON.stringify.bind(JSON); // the page may replace JSON.stringify later
+const stringify = JSON.stringify.bind(JSON);
 const now = () => performance.now();
 const nativeSetTimeout = window.setTimeout.bind(window);
-const nativeClearTimeout = window.clearTimeout.bind(window);
 // Reports are read in the next animation frame, where the engine lays out anyway: reading a
 // height in a microtask after every mutation forced layouts the page never asked for, and
 // script-heavy pages then ended at heights no browser shows them at.
@@ -75,56 +100,40 @@ function value() {
 }
 
 // --- pending work ------------------------------------------------------------------------
-const timers = new Map();          // id -> due (performance.now() ms)
-let runningTimerDelay = null;      // delay of the timer callback that is running now
-let requests = 0;
-window.setTimeout = function(handler, delay, ...args) {
-  const ms = Math.max(0, Number(delay) || 0);
-  // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
-  const periodic = runningTimerDelay !== null && runningTimerDelay === ms;
-  let id;
-  const wrapped = function() {
-    timers.delete(id);
-    const outer = runningTimerDelay;
-    runningTimerDelay = ms;
-    try {
-      if (typeof handler === 'function') handler.apply(this, args); else (0, eval)(String(handler));
-    } finally {
-      runningTimerDelay = outer;
-      schedule('timer');
-    }
-  };
-  id = nativeSetTimeout(wrapped, ms);
-  if (!periodic) { timers.set(id, now() + ms); schedule(null); }
-  return id;
-};
-window.clearTimeout = function(id) {
-  if (timers.delete(id)) schedule(null);
-  return nativeClearTimeout(id);
-};
-if (window.fetch) {
-  const nativeFetch = window.fetch;
-  window.fetch = function(...args) {
-    requests++;
-    schedule(null);
-    let promise;
-    let open = true;
-    const done = () => { if (open) { open = false; requests--; schedule('fetch'); } };
-    try { promise = nativeFetch.apply(this, args); } catch (e) { done(); throw e; }
-    promise.then(done, done);
-    return promise;
-  };
-}
-if (window.XMLHttpRequest) {
-  const nativeSend = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function(...args) {
-    requests++;
-    schedule(null);
-    let open = true;
-    const done = () => { if (open) { open = false; requests--; schedule('xhr'); } };
-    this.addEventListener('loadend', done, { once: true });
-    try { return nativeSend.apply(this, args); } catch (e) { done(); throw e; }
-  };
+// The page's one-shot timers (due times, performance.now() ms) and requests in flight, as the
+// hooks in the page's world last told them.
+let hooked = { timers: [], requests: 0 };
+window.addEventListener(STATE_EVENT, (e) => {
+  let state;
+  try { state = JSON.parse(e.detail); } catch (error) { return; }
+  if (!state || !Array.isArray(state.timers) || typeof state.requests !== 'number') return;
+  hooked = { timers: state.timers.filter((t) => typeof t === 'number' && isFinite(t)).sort((a, b) => a - b).slice(0, 1000),
+             requests: Math.max(0, Math.min(state.requests, 1000)) };
+  schedule(typeof state.cause === 'string' ? state.cause : null);
+});
+// Fonts load while `document.fonts.status` says so or a face does. Neither alone is to be
+// trusted: WebKit can leave the set's status at "loading" for good once its faces failed, a
+// face whose font-display period ran out reads "error" while its font still loads, and a page
+// can redefine the set's status (the prototype's getters are read). The session decides how
+// long "loading" counts, from the requests the engine sees in flight.
+const faceStatus = (() => {
+  const d = window.FontFace && Object.getOwnPropertyDescriptor(FontFace.prototype, 'status');
+  return d && d.get ? (face) => d.get.call(face) : (face) => face.status;
+})();
+const setStatus = (() => {
+  const d = window.FontFaceSet && Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'status');
+  return d && d.get ? (set) => d.get.call(set) : (set) => set.status;
+})();
+const forEachFace = (() => {
+  const f = window.FontFaceSet && FontFaceSet.prototype.forEach;
+  return f ? (set, fn) => f.call(set, fn) : (set, fn) => set.forEach(fn);
+})();
+function fontsLoading() {
+  if (!document.fonts) return false;
+  if (setStatus(document.fonts) === 'loading') return true;
+  let loading = false;
+  forEachFace(document.fonts, (face) => { if (faceStatus(face) === 'loading') loading = true; });
+  return loading;
 }
 function pending() {
   let images = 0;
@@ -143,12 +152,12 @@ function pending() {
   }
   const t = now();
   const due = [];
-  for (const at of timers.values()) due.push(Math.max(0, at - t) / 1000);
+  for (const at of hooked.timers) due.push(Math.max(0, at - t) / 1000);
   return {
     document: document.readyState !== 'complete',
     images: images,
-    fonts: !!(document.fonts && document.fonts.status === 'loading'),
-    requests: requests,
+    fonts: fontsLoading(),
+    requests: hooked.requests,
     timers: due,
     animations: animations,
   };
@@ -204,8 +213,59 @@ function readLoadStamps() {
   return { loadEventEnd: loadEventEnd, loadWorkEnd: performance.timeOrigin + afterLoad.end, loadLayoutMs: afterLoad.layout };
 }
 
+// --- what follows the view ----------------------------------------------------------------
+// Fit mode asks which elements make the content depend on the view: markView() notes every
+// element's height, the engine changes the view's height, and viewCulprits() lists the
+// innermost elements whose height changed with it, as a selector path and the share of the
+// view they follow (`div.hero: 100vh`).
+let viewMarks = null;
+let markedView = 0;
+function markView() {
+  viewMarks = new Map();
+  markedView = window.innerHeight;
+  const all = document.getElementsByTagName('*');
+  const n = Math.min(all.length, 20000);
+  for (let i = 0; i < n; i++) viewMarks.set(all[i], all[i].getBoundingClientRect().height);
+  return 'null';
+}
+function selectorPath(element) {
+  const part = (e) => {
+    const tag = e.tagName.toLowerCase();
+    if (e.id) return tag + '#' + e.id;
+    const classes = (typeof e.className === 'string' ? e.className : '').trim().split(/\s+/).filter(Boolean).slice(0, 2);
+    return tag + (classes.length ? '.' + classes.join('.') : '');
+  };
+  const parts = [part(element)];
+  let e = element.parentElement;
+  while (!element.id && e && parts.length < 3 && e !== document.body && e !== document.documentElement) {
+    parts.unshift(part(e));
+    if (e.id) break;
+    e = e.parentElement;
+  }
+  return parts.join(' > ');
+}
+function viewCulprits(threshold) {
+  const marks = viewMarks;
+  viewMarks = null;
+  const change = window.innerHeight - markedView;
+  if (!marks || Math.abs(change) < 1) return '[]';
+  const changed = [];
+  for (const [element, before] of marks) {
+    if (!element.isConnected || changed.length >= 2000) continue;
+    const after = element.getBoundingClientRect().height;
+    if (Math.abs(after - before) > threshold) changed.push({ element: element, share: (after - before) / change });
+  }
+  const innermost = changed.filter((c) => !changed.some((o) => o.element !== c.element && c.element.contains(o.element)));
+  const counts = new Map();
+  for (const c of innermost) {
+    const text = selectorPath(c.element) + ': ' + Math.round(c.share * 100) + 'vh';
+    counts.set(text, (counts.get(text) || 0) + 1);
+  }
+  return stringify([...counts].slice(0, 10).map(([text, n]) => n > 1 ? text + ' (' + n + ' elements)' : text));
+}
+
 Object.defineProperty(window, '__pageheight', {
-  value: Object.freeze({ measure: measure, pending: pending }),
+  value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits }),
   writable: false, configurable: false, enumerable: false,
 });
 
@@ -254,6 +314,84 @@ if (document.fonts) {
   document.fonts.addEventListener('loading', () => schedule(null));
   document.fonts.addEventListener('loadingdone', () => schedule('font-load'));
   document.fonts.addEventListener('loadingerror', () => schedule('font-error'));
+}
+"""#
+
+    private static let hooksBody = #"""
+if (window.__pageheightHooks) return;
+Object.defineProperty(window, '__pageheightHooks', { value: true, writable: false, configurable: false });
+const stringify = JSON.stringify.bind(JSON);
+const now = performance.now.bind(performance);
+const microtask = window.queueMicrotask.bind(window);
+const dispatch = EventTarget.prototype.dispatchEvent;
+const NativeCustomEvent = window.CustomEvent;
+const nativeSetTimeout = window.setTimeout.bind(window);
+const nativeClearTimeout = window.clearTimeout.bind(window);
+
+// What is outstanding, told to the probe once per turn of the event loop.
+const timers = new Map();          // id -> due (performance.now() ms)
+let runningTimerDelay = null;      // delay of the timer callback that is running now
+let requests = 0;
+let queued = false;
+let causes = [];
+function tell(cause) {
+  if (cause && causes.indexOf(cause) < 0) causes.push(cause);
+  if (queued) return;
+  queued = true;
+  microtask(() => {
+    queued = false;
+    const detail = stringify({ timers: [...timers.values()], requests: requests, cause: causes[0] || null });
+    causes = [];
+    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: detail }));
+  });
+}
+window.setTimeout = function(handler, delay, ...args) {
+  const ms = Math.max(0, Number(delay) || 0);
+  // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
+  const periodic = runningTimerDelay !== null && runningTimerDelay === ms;
+  let id;
+  const wrapped = function() {
+    timers.delete(id);
+    const outer = runningTimerDelay;
+    runningTimerDelay = ms;
+    try {
+      if (typeof handler === 'function') handler.apply(this, args); else (0, eval)(String(handler));
+    } finally {
+      runningTimerDelay = outer;
+      tell('timer');
+    }
+  };
+  id = nativeSetTimeout(wrapped, ms);
+  if (!periodic) { timers.set(id, now() + ms); tell(null); }
+  return id;
+};
+window.clearTimeout = function(id) {
+  if (timers.delete(id)) tell(null);
+  return nativeClearTimeout(id);
+};
+if (window.fetch) {
+  const nativeFetch = window.fetch;
+  window.fetch = function(...args) {
+    requests++;
+    tell(null);
+    let promise;
+    let open = true;
+    const done = () => { if (open) { open = false; requests--; tell('fetch'); } };
+    try { promise = nativeFetch.apply(this, args); } catch (e) { done(); throw e; }
+    promise.then(done, done);
+    return promise;
+  };
+}
+if (window.XMLHttpRequest) {
+  const nativeSend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function(...args) {
+    requests++;
+    tell(null);
+    let open = true;
+    const done = () => { if (open) { open = false; requests--; tell('xhr'); } };
+    this.addEventListener('loadend', done, { once: true });
+    try { return nativeSend.apply(this, args); } catch (e) { done(); throw e; }
+  };
 }
 """#
 }

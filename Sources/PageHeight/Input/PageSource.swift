@@ -47,6 +47,9 @@ public enum PageSource: Sendable, Equatable {
                 }
                 return .url(argument)
             default:
+                // A relative path with a colon in it (`a:b.html`) that names a file is that file.
+                let path = URL(fileURLWithPath: currentDirectory, isDirectory: true).appendingPathComponent(argument).path
+                if FileManager.default.fileExists(atPath: path) { return try file(at: path) }
                 throw InputError.unsupportedScheme(argument, scheme: scheme)
             }
         }
@@ -65,9 +68,12 @@ public enum PageSource: Sendable, Equatable {
         return .file(URL(fileURLWithPath: path).standardizedFileURL.path)
     }
 
+    /// The URL schemes pageheight loads.
+    static let loadedSchemes: Set<String> = ["http", "https", "file", "data", "about"]
+
     /// The scheme of `text` when it looks like a URL (`scheme:` with letters first), else nil.
     /// A Windows-style or relative path such as `pages/a:b.html` is not a URL.
-    private static func schemeOf(_ text: String) -> String? {
+    static func schemeOf(_ text: String) -> String? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,

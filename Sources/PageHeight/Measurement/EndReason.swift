@@ -7,6 +7,10 @@ public enum EndReason: Sendable, Equatable {
     case timedOut(stalledSince: Double?)
     /// Fit mode proved that the content grows with the view.
     case runaway
+    /// Fit mode reached the view cap with content that depends on the view more weakly (its
+    /// fit height lies beyond the cap), or that moved while that was checked: no height of its
+    /// own that pageheight can confirm (`MeasurementSession.viewDependence` says which).
+    case viewDependent
     /// JavaScript is off, so no height can be read.
     case javascriptDisabled
     case loadFailed(String)

@@ -25,6 +25,13 @@ public struct MeasurementSession: Sendable {
     public private(set) var lastError: String?
     /// The engine stopped the page's loads (to stop a navigation the page started).
     public private(set) var loadsStopped = false
+    /// Whether the content depends on the view: set once fit mode checked it (at the view cap)
+    /// or proved a runaway.
+    public private(set) var viewDependence: ViewDependence?
+    /// Fonts that no longer count as pending though the page says they load: why, and when.
+    public private(set) var fontsGivenUp: (reason: String, at: Double)?
+    /// When the fonts began to load, as last reported (nil while none do).
+    public private(set) var fontsLoadingSince: Double?
 
     /// The tallest view fit mode sets, device px: an offscreen surface is limited to 32767.
     public static let maxViewDevicePixels = 16384.0
@@ -79,7 +86,28 @@ public struct MeasurementSession: Sendable {
         return moved
     }
 
+    /// How long fonts count as pending with no request of the view in flight: the request of a
+    /// font the page just asked for may not have started yet.
+    public static let fontGrace = 0.5
+    /// How long fonts count as pending at most, requests in flight or not.
+    public static let fontPatience = 5.0
+
     public mutating func updatePending(_ work: PendingWork, at t: Double) {
+        var work = work
+        if work.fonts {
+            let since = fontsLoadingSince ?? t
+            fontsLoadingSince = since
+            let waited = t - since
+            if waited >= Self.fontPatience || (work.network == 0 && waited >= Self.fontGrace) {
+                work.fonts = false
+                if fontsGivenUp == nil {
+                    fontsGivenUp = (waited >= Self.fontPatience ? "fonts still loading after \(Seconds.format(Self.fontPatience))"
+                        : "fonts said to be loading with no request in flight", t)
+                }
+            }
+        } else {
+            fontsLoadingSince = nil
+        }
         var counted = work.counting(before: options.timeout)
         if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }
         if loadsStopped { counted.fonts = false }
@@ -113,8 +141,7 @@ public struct MeasurementSession: Sendable {
     /// Fit mode: the view height (CSS px) the reader would set now, or nil to keep it.
     public var fitTarget: Double? {
         guard options.fit, let anchor, anchor > 0 else { return nil }
-        let cap = Self.maxViewDevicePixels / options.zoom
-        let target = min(anchor.rounded(.up), cap.rounded(.down))
+        let target = min(anchor.rounded(.up), viewCap)
         return abs(target - viewHeight) >= 1 ? target : nil
     }
 
@@ -130,6 +157,47 @@ public struct MeasurementSession: Sendable {
             return false
         }
         return runaway.record(view: height, content: contentHeight, at: issuedAt ?? t)
+    }
+
+    /// The view cap in CSS px.
+    public var viewCap: Double { (Self.maxViewDevicePixels / options.zoom).rounded(.down) }
+
+    /// Fit mode stopped at the view cap below the content: before the verdict, the engine must
+    /// read the content at a second view height (`--height`) to tell whether it depends on the
+    /// view (`viewChecked`). An `ok` is only ever a fixed point (the content at the final view
+    /// equals the height) or content that does not depend on the view.
+    public var needsViewCheck: Bool {
+        guard options.fit, viewDependence == nil, let anchor else { return false }
+        return viewHeight >= viewCap - 0.5 && anchor > viewHeight + options.threshold
+    }
+
+    /// Records the check at the view cap: the content read at `view` (nil: it kept moving) and
+    /// the elements that changed with the view. Returns what it found; a runaway is recorded in
+    /// `runaway` too.
+    @discardableResult
+    public mutating func viewChecked(view: Double, content: Double?, culprits: [String]) -> ViewDependence.Finding {
+        let capContent = anchor ?? 0
+        let finding = ViewDependence.finding(cap: (viewHeight, capContent), check: (view, content),
+                                             threshold: options.threshold)
+        switch finding {
+        case .independent:
+            viewDependence = ViewDependence(dependsOnView: false, noFitHeight: content)
+        case .runaway(let law):
+            runaway.prove(law)
+            viewDependence = ViewDependence(dependsOnView: true, law: law, noFitHeight: content, culprits: culprits)
+        case .beyondCap(let law):
+            viewDependence = ViewDependence(dependsOnView: true, law: law, noFitHeight: content, culprits: culprits)
+        case .moved:
+            viewDependence = ViewDependence(dependsOnView: nil, culprits: culprits.isEmpty ? nil : culprits)
+        }
+        return finding
+    }
+
+    /// Records, for a runaway found while fitting, the content at `--height` and the elements
+    /// that changed with the view.
+    public mutating func runawayExplained(noFitHeight: Double?, culprits: [String]) {
+        viewDependence = ViewDependence(dependsOnView: true, law: runaway.law, noFitHeight: noFitHeight,
+                                        culprits: culprits)
     }
 
     /// The first usable reading, when the app first had something to show.

@@ -4,7 +4,7 @@ public struct PendingWork: Codable, Sendable, Equatable {
     public var document: Bool = false
     /// Images still loading (lazy images out of view excluded).
     public var images: Int = 0
-    /// `document.fonts.status` is `loading`.
+    /// Fonts are loading: `document.fonts.status` says so, or a face does.
     public var fonts: Bool = false
     /// fetch and XMLHttpRequest calls in flight.
     public var requests: Int = 0
@@ -12,17 +12,23 @@ public struct PendingWork: Codable, Sendable, Equatable {
     public var timers: [Double] = []
     /// Running transitions and animations with a finite end.
     public var animations: Int = 0
+    /// The view's network requests in flight, as the engine counts them (any frame, any kind,
+    /// the page's own fetches included); not in the report's `pendingAtEnd`.
+    public var network: Int = 0
 
     public static let none = PendingWork()
 
+    private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, timers, animations }
+
     public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
-                timers: [Double] = [], animations: Int = 0) {
+                timers: [Double] = [], animations: Int = 0, network: Int = 0) {
         self.document = document
         self.images = images
         self.fonts = fonts
         self.requests = requests
         self.timers = timers
         self.animations = animations
+        self.network = network
     }
 
     /// The work that still counts: timers due after `deadline` never will.

@@ -1,8 +1,13 @@
-/// Fit mode's guard against content that grows with the view (100vh plus a footer).
+/// Fit mode's guard against content that grows with the view (100vh plus a footer, several
+/// 80vh sections).
 ///
 /// After each resize the driver reports the view height it set and the content height read
-/// right after the viewport took it. Content that is taller than the view by the same
-/// amount, step after step, grows with the view and would grow without end.
+/// once the viewport had it and the content held still. Two such steps in a row give a law
+/// (`ViewLaw`); when the content follows the view one for one or faster and is still taller
+/// than the view, growing the view can never catch it. The next step (another resize, or the
+/// check at the view cap) must land where the law says, and then it is a runaway, whatever the
+/// law's constant. A step whose content kept moving by itself proves nothing and starts the
+/// evidence afresh.
 public struct RunawayDetector: Sendable, Equatable {
     public struct Step: Codable, Sendable, Equatable {
         /// The view height that was set, CSS px.
@@ -14,45 +19,65 @@ public struct RunawayDetector: Sendable, Equatable {
     }
 
     public var threshold: Double
-    /// How many growing steps in a row, each by the same amount, prove a runaway.
-    public var stepsNeeded: Int
     public private(set) var steps: [Step] = []
-    private var streak = 0
+    /// The steps since the evidence last started afresh.
+    private var evidenceSteps: [Step] = []
+    /// A law the last two steps suggest, to be confirmed by the next one.
+    public private(set) var suggested: ViewLaw?
+    /// The law that proved the runaway.
+    public private(set) var law: ViewLaw?
 
-    public init(threshold: Double, stepsNeeded: Int = 4) {
+    public init(threshold: Double) {
         self.threshold = threshold
-        self.stepsNeeded = stepsNeeded
     }
 
-    /// Records one resize; returns true once the content has grown with the view `stepsNeeded` times.
+    /// Records one resize; returns true once the steps prove a runaway.
     public mutating func record(view: Double, content: Double, at t: Double = 0) -> Bool {
-        let growth = content - view
-        if growth > threshold, let last = steps.last, last.content - last.view > threshold,
-           abs((last.content - last.view) - growth) <= 1 {
-            streak += 1
-        } else {
-            streak = growth > threshold ? 1 : 0
+        let step = Step(view: view, content: content, t: t)
+        steps.append(step)
+        evidenceSteps.append(step)
+        guard law == nil else { return true }
+        if let suggested, confirms(suggested, view: view, content: content) {
+            law = suggested
+            return true
         }
-        steps.append(Step(view: view, content: content, t: t))
-        return isRunaway
+        suggested = nil
+        if evidenceSteps.count >= 2, content - view > threshold {
+            let a = evidenceSteps[evidenceSteps.count - 2]
+            if let fitted = ViewLaw((a.view, a.content), (view, content)), fitted.growsWithoutEnd { suggested = fitted }
+        }
+        return false
     }
 
-    public var isRunaway: Bool { streak >= stepsNeeded }
+    /// Whether a reading at another view height lands where `law` says (within the threshold or
+    /// 1 %), with the content still taller than the view.
+    public func confirms(_ law: ViewLaw, view: Double, content: Double) -> Bool {
+        let expected = law.slope * view + law.intercept
+        return content - view > threshold && abs(expected - content) <= max(threshold, 0.01 * content)
+    }
 
-    /// When the content began to grow with the view (the first step of the proving streak).
+    /// Records a runaway found otherwise (at the view cap, against a second view height).
+    public mutating func prove(_ law: ViewLaw) {
+        self.law = law
+    }
+
+    public var isRunaway: Bool { law != nil }
+
+    /// When the content began to grow with the view (the first step of the proving pair).
     public var runawayStartedAt: Double? {
         guard isRunaway else { return nil }
-        return steps[steps.count - streak].t
+        return evidenceSteps.count >= 3 ? evidenceSteps[evidenceSteps.count - 3].t : (evidenceSteps.first ?? steps.last)?.t
     }
 
-    /// Breaks the streak: a step that proved nothing (the content moved by itself).
+    /// Starts the evidence afresh: a step that proved nothing (the content moved by itself).
     public mutating func reset() {
-        streak = 0
+        evidenceSteps = []
+        suggested = nil
     }
 
-    /// The evidence in words: `view 844 → content 944, view 944 → content 1044, ...`.
+    /// The evidence in words: `view 844 px → content 944 px, view 944 px → content 1044 px`.
     public var evidence: String {
-        steps.suffix(stepsNeeded).map { "view \(Pixels.format($0.view)) → content \(Pixels.format($0.content))" }
+        steps.suffix(3).map { "view \(Pixels.format($0.view)) → content \(Pixels.format($0.content))" }
             .joined(separator: ", ")
     }
 }

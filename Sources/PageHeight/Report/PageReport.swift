@@ -125,6 +125,13 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var fitSteps: [RunawayDetector.Step]?
     /// Work still pending at the end (only when some was).
     public var pendingAtEnd: PendingWork?
+    /// Pending work the rules stopped waiting for, and when (font faces that kept loading
+    /// past the probe's patience).
+    public var gaveUp: String?
+    /// Whether the content depends on the view: for pages whose fit-mode view reached the cap
+    /// and for runaways (the fitted law, the height `--no-fit` measures, the elements that follow
+    /// the view).
+    public var viewDependence: ViewDependence?
     public var timings: Timings
     /// The engine's own work (navigation timing and layout).
     public var engine: EngineWork?

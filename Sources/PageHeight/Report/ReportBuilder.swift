@@ -82,6 +82,7 @@ public struct ReportBuilder: Sendable {
         timings.total = endedAt
 
         let pendingAtEnd = session.pending.isEmpty ? nil : session.pending
+        let gaveUp = session.fontsGivenUp.map { "\($0.reason): given up on at \(Seconds.format($0.at))" }
         if let target = stoppedNavigations.first {
             let note = "the page tried to navigate to \(target.prefix(200))\(stoppedNavigations.count > 1 ? " (and \(stoppedNavigations.count - 1) more)" : ""); stopped, measured as it was"
             message = message.map { $0 + "; " + note } ?? note
@@ -98,7 +99,7 @@ public struct ReportBuilder: Sendable {
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
             metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
-            pendingAtEnd: pendingAtEnd, timings: timings, engine: engine, overhead: overhead,
+            pendingAtEnd: pendingAtEnd, gaveUp: gaveUp, viewDependence: session.viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
     }
 
@@ -113,8 +114,18 @@ public struct ReportBuilder: Sendable {
             return (.crashed, message, last)
         case .runaway:
             let initial = session.runaway.steps.first?.view ?? last
-            return (.runaway, "the content grows with the view: \(session.runaway.evidence); "
-                + "it has no height of its own in fit mode (try --no-fit)", initial)
+            let law = session.runaway.law.map { " (\($0))" } ?? ""
+            return (.runaway, "the content grows with the view\(law): \(session.runaway.evidence); "
+                + "it has no height of its own in fit mode (try --no-fit\(noFitNote))" + culpritNote, initial)
+        case .viewDependent:
+            let cap = Pixels.format(session.viewCap)
+            guard let law = session.viewDependence?.law else {
+                return (.unstable, "the content moved while pageheight checked, at the \(cap) view cap, whether it "
+                    + "depends on the view", last)
+            }
+            let fit = law.fixedPoint.map { " would fit at \(Pixels.format($0.rounded()))," } ?? ""
+            return (.unstable, "the content depends on the view (\(law)): it\(fit) beyond the \(cap) view cap, "
+                + "where pageheight cannot confirm it (try --no-fit\(noFitNote))" + culpritNote, last)
         case .javascriptDisabled:
             return (.fallback, "JavaScript is off", nil)
         case .settled:
@@ -144,6 +155,17 @@ public struct ReportBuilder: Sendable {
             }
             return (.ok, nil, last)
         }
+    }
+
+    /// `, which measures N px` when the content at `--height` is known.
+    private var noFitNote: String {
+        session.viewDependence?.noFitHeight.map { ", which measures \(Pixels.format($0))" } ?? ""
+    }
+
+    /// `; it follows the view in: div.hero: 100vh, …` when the culprits are known.
+    private var culpritNote: String {
+        guard let culprits = session.viewDependence?.culprits, !culprits.isEmpty else { return "" }
+        return "; what follows the view: " + culprits.joined(separator: ", ")
     }
 
     private func noValueReason(stalled: Bool) -> String {
