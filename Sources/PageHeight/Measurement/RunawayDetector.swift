@@ -19,7 +19,9 @@ public struct RunawayDetector: Sendable, Equatable {
     public private(set) var steps: [Step] = []
     private var streak = 0
 
-    public init(threshold: Double, stepsNeeded: Int = 4) {
+    public static let defaultStepsNeeded = 4
+
+    public init(threshold: Double, stepsNeeded: Int = RunawayDetector.defaultStepsNeeded) {
         self.threshold = threshold
         self.stepsNeeded = stepsNeeded
     }
@@ -43,6 +45,13 @@ public struct RunawayDetector: Sendable, Equatable {
     public var runawayStartedAt: Double? {
         guard isRunaway else { return nil }
         return steps[steps.count - streak].t
+    }
+
+    /// When a runaway began, from the steps of the measurement it ended: that measurement stops
+    /// at the step that proves it, so the proving streak is its last `stepsNeeded` steps.
+    public static func runawayStart(provenBy steps: [Step], stepsNeeded: Int = defaultStepsNeeded) -> Double? {
+        guard steps.count >= stepsNeeded else { return nil }
+        return steps[steps.count - stepsNeeded].t
     }
 
     /// Breaks the streak: a step that proved nothing (the content moved by itself).

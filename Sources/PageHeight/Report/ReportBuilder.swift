@@ -50,21 +50,13 @@ public struct ReportBuilder: Sendable {
             }
         }
 
-        let settledValue: Double? = end == .settled ? session.lastReading?.height : nil
-        // Once the content grows with the view, what a poll reads depends only on how far our
-        // own resizes got: the strategies end where the runaway began. The app's measurement at
-        // load stays: the app resizes only after it, whereas our first resize may overtake our
-        // own load reading (both start when the load finishes), and which came first must not
-        // decide what the strategies show.
-        var samples = session.samples
-        if end == .runaway, let start = session.runaway.runawayStartedAt {
-            samples = samples.filter { $0.t < start || $0.source == .load }
-        }
+        let timeline = RecordedTimeline(samples: session.samples, finishedAt: session.finishedAt, options: options,
+                                        status: status, settled: end == .settled, endedAt: endedAt,
+                                        runawayStartedAt: end == .runaway ? session.runaway.runawayStartedAt : nil)
         let replay = StrategyReplay(schedule: options.schedule, threshold: options.threshold)
-        let strategies = replay.replay(samples: samples, finishedAt: session.finishedAt,
-                                       settledValue: settledValue, height: height)
+        let strategies = replay.replay(timeline, height: height)
         let scheduleMissed: Bool
-        if status == .ok, let height {
+        if status == .ok, let height, strategies.schedule.complete {
             scheduleMissed = abs((strategies.schedule.height ?? 0) - height) > options.threshold
         } else {
             scheduleMissed = false
