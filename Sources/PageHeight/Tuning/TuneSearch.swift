@@ -52,7 +52,8 @@ public struct TuneResult: Sendable {
     }
 
     /// Among candidates that score alike, the one shown: the reader app's own, else fewest
-    /// polls, then the earliest last poll, then the threshold nearest the reader app's.
+    /// polls, then the earliest last poll, then the threshold nearest the reader app's, then the
+    /// sleeps shortest to write.
     static func simpler(_ a: CandidateScore, than b: CandidateScore) -> Bool {
         if a.candidate.isReaderApp != b.candidate.isReaderApp { return a.candidate.isReaderApp }
         if a.polls != b.polls { return a.polls < b.polls }
@@ -60,7 +61,10 @@ public struct TuneResult: Sendable {
             return a.candidate.schedule.duration < b.candidate.schedule.duration
         }
         let reader = TuneCandidate.readerAppThreshold
-        return abs(a.candidate.threshold - reader) < abs(b.candidate.threshold - reader)
+        if abs(a.candidate.threshold - reader) != abs(b.candidate.threshold - reader) {
+            return abs(a.candidate.threshold - reader) < abs(b.candidate.threshold - reader)
+        }
+        return a.candidate.sleeps.count < b.candidate.sleeps.count
     }
 
     /// The recommended candidate: the front's first (fewest pages not right, then fewest jumps,
