@@ -15,13 +15,12 @@ func runReplay(_ arguments: [String]) -> Int32 {
     } catch {
         return subcommandUsageError("\(error)", usage: TuneArguments.replayUsage)
     }
-    let app = parsed.schedule.map { StrategyReplay(schedule: $0, threshold: parsed.threshold ?? TuneCandidate.readerAppThreshold) }
-        ?? parsed.threshold.map { StrategyReplay(schedule: .readerApp, threshold: $0) }
     let replays = reports.map { report in
-        let own = StrategyReplay(schedule: report.options.schedule, threshold: report.options.threshold)
-        return PageReplay(report, app: app ?? own, tolerance: parsed.tolerance, fit: parsed.fit)
+        let app = StrategyReplay(schedule: parsed.schedule ?? report.options.schedule,
+                                 threshold: parsed.threshold ?? report.options.threshold)
+        return PageReplay(report, app: app, tolerance: parsed.tolerance, fit: parsed.fit)
     }
-    StandardOutput.line(parsed.json ? ReplayTable.jsonLines(replays) : ReplayTable.text(replays, app: app))
+    StandardOutput.line(parsed.json ? ReplayTable.jsonLines(replays) : ReplayTable.text(replays, schedule: parsed.schedule, threshold: parsed.threshold))
     return 0
 }
 

@@ -47,7 +47,8 @@ public struct RecordedTimeline: Sendable, Equatable {
     public let horizon: Horizon
     /// Sample indices in time order.
     private let order: [Int]
-    private let recordedPolls: [Int: Double?]
+    /// The recorded schedule's poll offsets, and what each poll read (nil: it did not run).
+    private let recordedPolls: [(offset: Double, reading: Double??)]
 
     public init(samples: [HeightSample], finishedAt: Double?, recordedSchedule: GrowingDelaySchedule, horizon: Horizon) {
         self.samples = samples
@@ -55,11 +56,15 @@ public struct RecordedTimeline: Sendable, Equatable {
         self.recordedSchedule = recordedSchedule
         self.horizon = horizon
         order = samples.indices.sorted { (samples[$0].t, $0) < (samples[$1].t, $1) }
-        var polls: [Int: Double?] = [:]
+        var readings: [Int: Double?] = [:]
         for sample in samples where sample.source == .poll {
-            if let number = sample.poll, polls[number] == nil { polls[number] = sample.height }
+            if let number = sample.poll, readings[number] == nil { readings[number] = sample.height }
         }
-        recordedPolls = polls
+        recordedPolls = recordedSchedule.pollOffsets.enumerated().map { ($0.element, readings[$0.offset + 1]) }
+    }
+
+    public static func == (a: RecordedTimeline, b: RecordedTimeline) -> Bool {
+        a.samples == b.samples && a.finishedAt == b.finishedAt && a.recordedSchedule == b.recordedSchedule && a.horizon == b.horizon
     }
 
     /// The last reading, the page's state when the recording ended.
@@ -74,8 +79,8 @@ public struct RecordedTimeline: Sendable, Equatable {
     /// What a poll `offset` seconds after load finished reads.
     public func reading(atOffset offset: Double) -> Reading {
         guard let finishedAt else { return .unknown }
-        for (index, recorded) in recordedSchedule.pollOffsets.enumerated() where abs(recorded - offset) < 1e-9 {
-            if let value = recordedPolls[index + 1] { return .value(value) }
+        for poll in recordedPolls where abs(poll.offset - offset) < 1e-9 {
+            if let value = poll.reading { return .value(value) }
         }
         let t = finishedAt + offset
         if case .watched(let until) = horizon, t > until { return .unknown }

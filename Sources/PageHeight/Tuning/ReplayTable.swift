@@ -6,8 +6,9 @@ import Foundation
 /// them since the load started, as reports do.
 public enum ReplayTable {
     /// The text: one row per page, then the summary line.
-    /// - Parameter app: the schedule and threshold replayed; nil when each report's own was.
-    public static func text(_ replays: [PageReplay], app: StrategyReplay?) -> String {
+    /// - Parameters:
+    ///   - schedule, threshold: what was replayed; nil where each report's own was.
+    public static func text(_ replays: [PageReplay], schedule: GrowingDelaySchedule?, threshold: Double?) -> String {
         let names = PageNames.shortened(replays.map(\.url))
         var rows = [["page", "verdict", "shown", "settled", "final at", "jumps the reader sees (size at time)"]]
         for (replay, name) in zip(replays, names) {
@@ -21,7 +22,7 @@ public enum ReplayTable {
                 jumps.isEmpty ? (replay.outcome.height == nil ? "-" : "none") : jumps.joined(separator: ", "),
             ])
         }
-        return TextTable.render(rows) + "\n" + summary(replays, app: app)
+        return TextTable.render(rows) + "\n" + summary(replays, schedule: schedule, threshold: threshold)
     }
 
     private static func seconds(after t: Double, _ replay: PageReplay) -> String {
@@ -29,14 +30,15 @@ public enum ReplayTable {
     }
 
     /// e.g. `138 pages, sleeps 0.1,0.2 s (polls at 0.1 0.3 s after load), threshold 5 px: 120 right, ...`.
-    public static func summary(_ replays: [PageReplay], app: StrategyReplay?) -> String {
+    public static func summary(_ replays: [PageReplay], schedule: GrowingDelaySchedule?, threshold: Double?) -> String {
         var head = "\(replays.count) page\(replays.count == 1 ? "" : "s"), "
-        if let app {
-            let candidate = TuneCandidate(schedule: app.schedule, threshold: app.rule.threshold, origin: .given)
-            head += "sleeps \(candidate.sleeps) s (polls at \(candidate.pollTimes) s after load), threshold \(Pixels.format(app.rule.threshold))"
+        if let schedule {
+            let candidate = TuneCandidate(schedule: schedule, threshold: threshold ?? 0, origin: .given)
+            head += "sleeps \(candidate.sleeps) s (polls at \(candidate.pollTimes) s after load)"
         } else {
-            head += "each report's own schedule and threshold"
+            head += "each report's own schedule"
         }
+        head += threshold.map { ", threshold \(Pixels.format($0))" } ?? (schedule == nil ? " and threshold" : ", each report's own threshold")
         let verdicts = replays.map(\.verdict)
         let clipped = verdicts.compactMap { if case .clipped(let by) = $0 { by } else { nil } }
         let blank = verdicts.compactMap { if case .blank(let by) = $0 { by } else { nil } }
