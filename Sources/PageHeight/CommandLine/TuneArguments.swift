@@ -164,8 +164,8 @@ public struct TuneArguments: Equatable, Sendable {
         cannot be judged on (unknown), visible jumps per page, seconds from load finished to the final
         height, polls per page. Prints the Pareto front: no other candidate has fewer pages wrong or
         unknown, fewer jumps (mean per page) and an earlier final height (mean) at once. The first row
-        is the recommendation; the reader app's default (\(TuneCandidate.readerApp.sleeps) s at 5 px) is
-        always scored and shown.
+        is the recommendation; the reader app's default is always scored and shown:
+        \(TuneCandidate.readerApp.sleeps) s at 5 px.
 
         The family: at most <polls> polls, the first <first> s after load finished, each sleep <growth>
         times the one before, and the last poll at <last> s (polls that would come later are dropped).
@@ -189,7 +189,8 @@ public struct TuneArguments: Equatable, Sendable {
           -h, --help              Print this help.
 
         EXIT STATUS:
-          0 the search ran; 64 the command line or a report file is wrong.
+          0 the search ran; 64 the command line or a report file is wrong; 73 the HTML report could not
+          be written.
         """
     }
 }

@@ -72,4 +72,9 @@ enum Pixels {
         if value == value.rounded() { return "\(Int(value)) px" }
         return "\((value * 100).rounded() / 100) px"
     }
+
+    /// A signed value, e.g. `+500 px`, `-3.5 px`.
+    static func signed(_ value: Double) -> String {
+        (value > 0 ? "+" : value < 0 ? "-" : "") + format(abs(value))
+    }
 }

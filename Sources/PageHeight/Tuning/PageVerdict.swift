@@ -71,10 +71,3 @@ public enum PageVerdict: Sendable, Equatable {
         }
     }
 }
-
-extension Pixels {
-    /// A signed value, e.g. `+500 px`, `-3.5 px`.
-    static func signed(_ value: Double) -> String {
-        (value > 0 ? "+" : value < 0 ? "-" : "") + format(abs(value))
-    }
-}

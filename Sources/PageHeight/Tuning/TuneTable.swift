@@ -4,7 +4,8 @@ import Foundation
 /// default below it when it is not on the front), and the recommendation beside the default.
 public enum TuneTable {
     /// - Parameters:
-    ///   - searched: how many schedules of each origin, for the heading.
+    ///   - family, thresholds: what was searched, for the heading.
+    ///   - given: how many `--candidate` schedules were.
     public static func text(_ result: TuneResult, family: ScheduleFamily, thresholds: [Double], given: Int) -> String {
         var lines = heading(result, family: family, thresholds: thresholds, given: given)
         lines.append("")
