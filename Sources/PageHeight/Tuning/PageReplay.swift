@@ -46,7 +46,7 @@ public struct PageReplay: Sendable, Equatable {
             if let fit, fit != report.options.fit {
                 verdict = .unknown("recorded with\(report.options.fit ? "" : "out") fit mode")
             } else if !outcome.complete {
-                verdict = .unknown("polls after the recording ends\(Self.horizonText(timeline.horizon))")
+                verdict = .unknown("polls after the recording ends\(Self.horizonText(timeline.horizon, loadFinished: loadFinished))")
             } else {
                 verdict = .judge(outcome, settled: settled, tolerance: tolerance)
             }
@@ -55,9 +55,9 @@ public struct PageReplay: Sendable, Equatable {
         }
     }
 
-    private static func horizonText(_ horizon: RecordedTimeline.Horizon) -> String {
-        if case .watched(let until) = horizon { return " at \(Seconds.format(until))" }
-        return ""
+    private static func horizonText(_ horizon: RecordedTimeline.Horizon, loadFinished: Double?) -> String {
+        guard case .watched(let until) = horizon, let loadFinished else { return "" }
+        return ", \(Seconds.format(max(0, until - loadFinished))) after load finished"
     }
 
     /// The moves of the shown height after the first one.

@@ -64,7 +64,8 @@ public enum ReplayChart {
         if let first = shown.first {
             var path = "M\(x(first.t)) \(y(first.h))"
             for point in shown.dropFirst() { path += " H\(x(point.t)) V\(y(point.h))" }
-            path += " H\(x(tMax))"
+            // Past the recording what the app shows is unknown.
+            path += " H\(x(horizon.map { min(max($0, shown.last!.t), tMax) } ?? tMax))"
             parts.append(##"<path class="app" d="\##(path)" fill="none" stroke="#e8710a" stroke-width="2"/>"##)
             for point in shown {
                 parts.append(##"<circle cx="\##(x(point.t))" cy="\##(y(point.h))" r="3" fill="#e8710a"><title>app shows \##(Pixels.format(point.h)) at \##(String(format: "%.2f", point.t)) s</title></circle>"##)
