@@ -140,6 +140,8 @@ signal(SIGPIPE, SIG_IGN)
 let subcommand = CommandLine.arguments.dropFirst().first
 let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dropFirst(2)))
     : subcommand == "sweep" ? await runSweep(Array(CommandLine.arguments.dropFirst(2)))
+    : subcommand == "replay" ? runReplay(Array(CommandLine.arguments.dropFirst(2)))
+    : subcommand == "tune" ? runTune(Array(CommandLine.arguments.dropFirst(2)))
     : await run()
 if fflush(stdout) != 0 {
     StandardOutput.fail(.writeFailed("standard output", errno: errno), note: nil)

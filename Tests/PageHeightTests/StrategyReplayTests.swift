@@ -15,7 +15,8 @@ import Testing
             HeightSample(t: 2.7, height: 1300, source: .observer, cause: "mutation"),
             HeightSample(t: 3.2, height: 1300, source: .poll, cause: "settle-check"),
         ]
-        let result = replay.replay(samples: samples, finishedAt: 0.2, settledValue: 1300, height: 1300)
+        let timeline = RecordedTimeline(samples: samples, finishedAt: 0.2, recordedSchedule: .readerApp, horizon: .settled)
+        let result = replay.replay(timeline, height: 1300)
         #expect(result.once.height == 800)
         #expect(result.once.error == -500)
         #expect(result.schedule.height == 1300)
@@ -32,7 +33,8 @@ import Testing
             HeightSample(t: 0.4, height: 503, source: .poll, poll: 2),
             HeightSample(t: 0.9, height: 0, source: .poll, poll: 3),
         ]
-        let result = replay.replay(samples: samples, finishedAt: 0.1, settledValue: 503, height: 503)
+        let timeline = RecordedTimeline(samples: samples, finishedAt: 0.1, recordedSchedule: .readerApp, horizon: .settled)
+        let result = replay.replay(timeline, height: 503)
         #expect(result.once.height == nil)
         #expect(result.schedule.jumps.map(\.height) == [500])
         #expect(result.schedule.error == -3)
@@ -41,7 +43,9 @@ import Testing
     @Test func pollsAfterAnUnsettledEndAreUnknown() {
         let samples = [HeightSample(t: 0.1, height: 500, source: .load),
                        HeightSample(t: 0.2, height: 520, source: .poll, poll: 1)]
-        let result = replay.replay(samples: samples, finishedAt: 0.1, settledValue: nil, height: 900)
+        let timeline = RecordedTimeline(samples: samples, finishedAt: 0.1, recordedSchedule: .readerApp,
+                                        horizon: .watched(until: 0.2))
+        let result = replay.replay(timeline, height: 900)
         #expect(result.schedule.height == 520)
         #expect(!result.schedule.complete)
     }

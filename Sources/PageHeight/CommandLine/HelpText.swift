@@ -3,7 +3,8 @@ public enum HelpText {
     public static let version = "pageheight 0.1.0"
 
     public static let usage = "USAGE: pageheight [options] <page> ...\n       pageheight batch [options] <list>\n"
-        + "       pageheight check [options] [suite.json]\n       pageheight sweep [options] <page> ..."
+        + "       pageheight check [options] [suite.json]\n       pageheight sweep [options] <page> ...\n"
+        + "       pageheight replay [options] <reports> ...\n       pageheight tune [options] <reports> ..."
 
     public static let hint = "See 'pageheight --help'."
 
@@ -72,6 +73,13 @@ public enum HelpText {
                                                     'pageheight check --help'.
           pageheight sweep [options] <page> ...     Heights at every width x font size x zoom; see
                                                     'pageheight sweep --help'.
+
+        TUNING (from recorded reports, nothing is loaded):
+          pageheight replay [options] <reports> ...  What an app with another --schedule and --threshold would
+                                                     show on each page; see 'pageheight replay --help'.
+          pageheight tune [options] <reports> ...    Which schedule and threshold an app should use: the Pareto
+                                                     front of pages wrong, jumps and time to the final height;
+                                                     see 'pageheight tune --help'.
 
         EXIT STATUS:
           0 every page is ok; 1 some page is not (unstable, runaway, fallback, load-error, timeout,

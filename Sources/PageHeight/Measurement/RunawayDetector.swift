@@ -69,6 +69,14 @@ public struct RunawayDetector: Sendable, Equatable {
         return evidenceSteps.count >= 3 ? evidenceSteps[evidenceSteps.count - 3].t : (evidenceSteps.first ?? steps.last)?.t
     }
 
+    /// When a runaway began, for a report recorded before reports carried it
+    /// (`ViewDependence.runawayStartedAt`): those measurements stopped at the fourth step in a row
+    /// with the same excess, so the proving streak is their last four steps.
+    public static func runawayStart(provenBy steps: [Step]) -> Double? {
+        guard steps.count >= 4 else { return nil }
+        return steps[steps.count - 4].t
+    }
+
     /// Starts the evidence afresh: a step that proved nothing (the content moved by itself).
     public mutating func reset() {
         evidenceSteps = []
@@ -87,5 +95,10 @@ enum Pixels {
     static func format(_ value: Double) -> String {
         if value == value.rounded() { return "\(Int(value)) px" }
         return "\((value * 100).rounded() / 100) px"
+    }
+
+    /// A signed value, e.g. `+500 px`, `-3.5 px`.
+    static func signed(_ value: Double) -> String {
+        (value > 0 ? "+" : value < 0 ? "-" : "") + format(abs(value))
     }
 }

@@ -1,4 +1,4 @@
-/// What each reader-app strategy would have shown, replayed from a timeline.
+/// What each reader-app strategy would have shown, replayed from a recorded timeline.
 ///
 /// - `once`: one measurement when the load finished.
 /// - `schedule`: that measurement, then the growing-delay polls, each adopted only when it
@@ -6,9 +6,10 @@
 /// - `observe`: that measurement and every change the probe observed, adopted at once (as a
 ///   KVO observer on the scroll view's contentSize does).
 ///
-/// Polls the session did not run because it stopped early are virtual: once the page
-/// settled, every later poll reads the settled value.
-public struct StrategyReplay: Sendable {
+/// The schedule need not be the one the timeline was recorded on: each poll reads what the
+/// timeline says the page showed at its due time (`RecordedTimeline.reading(atOffset:)`). A
+/// poll past the recording's horizon is unknown, and leaves the outcome incomplete.
+public struct StrategyReplay: Sendable, Equatable {
     public var schedule: GrowingDelaySchedule
     public var rule: AdoptionRule
 
@@ -18,49 +19,57 @@ public struct StrategyReplay: Sendable {
     }
 
     /// - Parameters:
-    ///   - samples: the timeline.
-    ///   - finishedAt: when the load finished (nil when it never did: nothing is shown).
-    ///   - settledValue: the value later polls would read, when the page settled; nil when the
-    ///     session stopped without settling (later polls are then unknown and left out).
+    ///   - timeline: the recording; its load finished time decides when polls run (nothing is
+    ///     shown when the load never finished).
     ///   - height: the stabilized height the errors are measured against.
-    public func replay(samples: [HeightSample], finishedAt: Double?, settledValue: Double?,
-                       height: Double?) -> Strategies {
-        let load = samples.first(where: { $0.source == .load })
-        var once = StrategyOutcome()
-        if let load, rule.adopts(load.height, over: nil) { once.adopt(load.height!, at: load.t) }
-
-        var polled = StrategyOutcome()
-        if let load, rule.adopts(load.height, over: nil) { polled.adopt(load.height!, at: load.t) }
-        if let finishedAt {
-            for (index, offset) in schedule.pollOffsets.enumerated() {
-                let number = index + 1
-                let value: Double?
-                if let real = samples.first(where: { $0.source == .poll && $0.poll == number }) {
-                    value = real.height
-                } else if let settledValue {
-                    value = settledValue
-                } else {
-                    polled.complete = false
-                    continue
-                }
-                if rule.adopts(value, over: polled.height) { polled.adopt(value!, at: finishedAt + offset) }
-            }
-        }
-
-        var observed = StrategyOutcome()
-        for sample in samples where sample.source == .observer || sample.source == .load {
-            guard let value = sample.height, value > 0, value != observed.height else { continue }
-            observed.adopt(value, at: sample.t)
-        }
-        if let settledValue, rule.adopts(settledValue, over: observed.height), let last = samples.last {
-            observed.adopt(settledValue, at: last.t) // a change the probe missed shows up at the end
-        }
-
-        var result = Strategies(once: once, schedule: polled, observe: observed)
+    public func replay(_ timeline: RecordedTimeline, height: Double?) -> Strategies {
+        var result = Strategies(once: once(timeline), schedule: polled(timeline), observe: observed(timeline))
         result.once.setError(against: height)
         result.schedule.setError(against: height)
         result.observe.setError(against: height)
         return result
+    }
+
+    /// The schedule strategy alone, its error measured against `height`.
+    public func replaySchedule(_ timeline: RecordedTimeline, height: Double?) -> StrategyOutcome {
+        var outcome = polled(timeline)
+        outcome.setError(against: height)
+        return outcome
+    }
+
+    private func once(_ timeline: RecordedTimeline) -> StrategyOutcome {
+        var once = StrategyOutcome()
+        if let load = timeline.samples.first(where: { $0.source == .load }), rule.adopts(load.height, over: nil) {
+            once.adopt(load.height!, at: load.t)
+        }
+        return once
+    }
+
+    private func polled(_ timeline: RecordedTimeline) -> StrategyOutcome {
+        var polled = once(timeline)
+        guard let finishedAt = timeline.finishedAt else { return polled }
+        for offset in schedule.pollOffsets {
+            switch timeline.reading(atOffset: offset) {
+            case .unknown:
+                polled.complete = false
+            case .value(let value):
+                if rule.adopts(value, over: polled.height) { polled.adopt(value!, at: finishedAt + offset) }
+            }
+        }
+        return polled
+    }
+
+    private func observed(_ timeline: RecordedTimeline) -> StrategyOutcome {
+        var observed = StrategyOutcome()
+        for sample in timeline.samples where sample.source == .observer || sample.source == .load {
+            guard let value = sample.height, value > 0, value != observed.height else { continue }
+            observed.adopt(value, at: sample.t)
+        }
+        if let settledValue = timeline.settledValue, rule.adopts(settledValue, over: observed.height),
+           let last = timeline.lastReading {
+            observed.adopt(settledValue, at: last.t) // a change the probe missed shows up at the end
+        }
+        return observed
     }
 }
 

@@ -46,6 +46,9 @@ public struct ViewDependence: Codable, Sendable, Equatable {
     public var noFitHeight: Double?
     /// The elements whose height follows the view, with how: `div.hero: 100vh`.
     public var culprits: [String]?
+    /// For a runaway: when the content began to grow with the view (seconds since the load
+    /// started); the strategies end there.
+    public var runawayStartedAt: Double?
 
     public init(dependsOnView: Bool?, law: ViewLaw? = nil, noFitHeight: Double? = nil, culprits: [String]? = nil) {
         self.dependsOnView = dependsOnView

@@ -50,21 +50,13 @@ public struct ReportBuilder: Sendable {
             }
         }
 
-        let settledValue: Double? = end == .settled ? session.lastReading?.height : nil
-        // Once the content grows with the view, what a poll reads depends only on how far our
-        // own resizes got: the strategies end where the runaway began. The app's measurement at
-        // load stays: the app resizes only after it, whereas our first resize may overtake our
-        // own load reading (both start when the load finishes), and which came first must not
-        // decide what the strategies show.
-        var samples = session.samples
-        if end == .runaway, let start = session.runaway.runawayStartedAt {
-            samples = samples.filter { $0.t < start || $0.source == .load }
-        }
+        let timeline = RecordedTimeline(samples: session.samples, finishedAt: session.finishedAt, options: options,
+                                        status: status, settled: end == .settled, endedAt: endedAt,
+                                        runawayStartedAt: end == .runaway ? session.runaway.runawayStartedAt : nil)
         let replay = StrategyReplay(schedule: options.schedule, threshold: options.threshold)
-        let strategies = replay.replay(samples: samples, finishedAt: session.finishedAt,
-                                       settledValue: settledValue, height: height)
+        let strategies = replay.replay(timeline, height: height)
         let scheduleMissed: Bool
-        if status == .ok, let height {
+        if status == .ok, let height, strategies.schedule.complete {
             scheduleMissed = abs((strategies.schedule.height ?? 0) - height) > options.threshold
         } else {
             scheduleMissed = false
@@ -82,6 +74,8 @@ public struct ReportBuilder: Sendable {
         timings.total = endedAt
 
         let pendingAtEnd = session.pending.isEmpty ? nil : session.pending
+        var viewDependence = session.viewDependence
+        if end == .runaway { viewDependence?.runawayStartedAt = session.runaway.runawayStartedAt }
         let gaveUp = session.fontsGivenUp.map { "\($0.reason): given up on at \(Seconds.format($0.at))" }
         if let target = stoppedNavigations.first {
             let note = "the page tried to navigate to \(target.prefix(200))\(stoppedNavigations.count > 1 ? " (and \(stoppedNavigations.count - 1) more)" : ""); stopped, measured as it was"
@@ -99,7 +93,7 @@ public struct ReportBuilder: Sendable {
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
             metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
-            pendingAtEnd: pendingAtEnd, gaveUp: gaveUp, viewDependence: session.viewDependence, timings: timings, engine: engine, overhead: overhead,
+            pendingAtEnd: pendingAtEnd, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
     }
 

@@ -10,6 +10,16 @@ public enum ReportEncoding {
         encode(report, formatting: [.sortedKeys, .withoutEscapingSlashes])
     }
 
+    /// A strategy's outcome as a report writes it: jump times to milliseconds, heights and the
+    /// error to hundredths of a px.
+    public static func rounded(_ outcome: StrategyOutcome) -> StrategyOutcome {
+        var copy = outcome
+        copy.jumps = outcome.jumps.map { StrategyOutcome.Jump(t: ms($0.t), height: px($0.height)) }
+        copy.height = outcome.height.map(px)
+        copy.error = outcome.error.map(px)
+        return copy
+    }
+
     private static func encode(_ report: PageReport, formatting: JSONEncoder.OutputFormatting) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = formatting
@@ -31,9 +41,7 @@ private struct RoundedReport: Encodable {
             return s
         }
         for keyPath in [\Strategies.once, \Strategies.schedule, \Strategies.observe] {
-            copy.strategies[keyPath: keyPath].jumps = report.strategies[keyPath: keyPath].jumps.map {
-                StrategyOutcome.Jump(t: ms($0.t), height: px($0.height))
-            }
+            copy.strategies[keyPath: keyPath] = ReportEncoding.rounded(report.strategies[keyPath: keyPath])
         }
         copy.timings.committed = report.timings.committed.map(ms)
         copy.timings.finished = report.timings.finished.map(ms)

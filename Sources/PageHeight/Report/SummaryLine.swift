@@ -23,6 +23,8 @@ public enum SummaryLine {
             }
             if let shown = report.strategies.schedule.height, report.scheduleMissed {
                 details.append("\(schedule) would show \(Pixels.format(shown))")
+            } else if !report.strategies.schedule.complete {
+                details.append("\(schedule) polls past what was recorded")
             } else {
                 details.append("\(schedule) shows the same")
             }

@@ -1,0 +1,218 @@
+import Foundation
+
+/// `pageheight replay [options] <reports>...` and `pageheight tune [options] <reports>...`,
+/// parsed from `[String]` (without the subcommand word; pure), then validated.
+public struct TuneArguments: Equatable, Sendable {
+    public enum Command: Equatable, Sendable { case replay, tune }
+
+    public var command: Command
+    /// Report files (JSON Lines or one `--json` report; `-` for standard input).
+    public var inputs: [String] = []
+    public var help = false
+    public var json = false
+    /// The largest error, px, that still counts as right.
+    public var tolerance = 5.0
+    // replay
+    /// nil: each report's own schedule.
+    public var schedule: GrowingDelaySchedule?
+    /// nil: each report's own threshold.
+    public var threshold: Double?
+    /// nil: each report's own fit mode.
+    public var fit: Bool?
+    // tune
+    public var candidates: [GrowingDelaySchedule] = []
+    public var thresholds = TuneArguments.defaultThresholds
+    public var family = ScheduleFamily()
+    /// `--report FILE`: the HTML report.
+    public var report: String?
+
+    public static let defaultThresholds: [Double] = [0, 2, 5, 10, 20]
+
+    public init(command: Command) { self.command = command }
+
+    public static func parse(_ arguments: [String], command: Command) throws(UsageError) -> TuneArguments {
+        var result = TuneArguments(command: command)
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                result.inputs.append(argument)
+                index += 1
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                index += 1
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inline { return inline }
+                index += 1
+                guard index < arguments.count else { throw UsageError("missing value for '\(name)'") }
+                return arguments[index]
+            }
+            func flag() throws(UsageError) {
+                if inline != nil { throw UsageError("'\(name)' takes no value") }
+            }
+            func only(_ wanted: Command) throws(UsageError) {
+                if command != wanted { throw UsageError("'\(name)' is an option of 'pageheight \(wanted == .replay ? "replay" : "tune")'") }
+            }
+            switch name {
+            case "-h", "--help": try flag(); result.help = true
+            case "--json": try flag(); result.json = true
+            case "--tolerance": result.tolerance = try number(name, try value())
+            case "--schedule": try only(.replay); result.schedule = try sleeps(name, try value())
+            case "--threshold": try only(.replay); result.threshold = try number(name, try value())
+            case "--fit": try only(.replay); try flag(); result.fit = true
+            case "--no-fit": try only(.replay); try flag(); result.fit = false
+            case "--candidate": try only(.tune); result.candidates.append(try sleeps(name, try value()))
+            case "--thresholds": try only(.tune); result.thresholds = try list(name, try value(), Double.init)
+            case "--polls": try only(.tune); result.family.polls = try list(name, try value(), Int.init)
+            case "--first": try only(.tune); result.family.firstDelays = try list(name, try value(), Double.init)
+            case "--growth": try only(.tune); result.family.growthFactors = try list(name, try value(), Double.init)
+            case "--last": try only(.tune); result.family.lastPolls = try list(name, try value(), Double.init)
+            case "--report": try only(.tune); result.report = try value()
+            default: throw UsageError("unknown option '\(name)'")
+            }
+            index += 1
+        }
+        return result
+    }
+
+    /// Checks ranges and combinations that parsing alone cannot.
+    public func validate() throws(UsageError) {
+        if help { return }
+        guard !inputs.isEmpty else { throw UsageError("missing reports (a JSON Lines file from 'pageheight batch', or a --json report)") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input ('-') can be read only once") }
+        try check(tolerance, "--tolerance", 0...100_000)
+        if let threshold { try check(threshold, "--threshold", 0...100_000) }
+        guard command == .tune else { return }
+        for threshold in thresholds { try check(threshold, "--thresholds", 0...100_000) }
+        for polls in family.polls { try check(polls, "--polls", 1...100) }
+        for first in family.firstDelays { try check(first, "--first", 0.001...600) }
+        for growth in family.growthFactors { try check(growth, "--growth", 1...100) }
+        for last in family.lastPolls { try check(last, "--last", 0.001...600) }
+        let size = family.polls.count * family.firstDelays.count * family.growthFactors.count * family.lastPolls.count
+        if size * thresholds.count > 200_000 {
+            throw UsageError("the family is too large: \(size) schedules x \(thresholds.count) thresholds (at most 200000 candidates)")
+        }
+        if let report {
+            let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("'--report': no such directory: \(directory)")
+            }
+        }
+    }
+
+    private func check<T: Comparable>(_ value: T, _ name: String, _ range: ClosedRange<T>) throws(UsageError) {
+        guard range.contains(value) else {
+            throw UsageError("'\(name)' must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+    }
+
+    public static let replayUsage = "USAGE: pageheight replay [options] <reports> ..."
+    public static let tuneUsage = "USAGE: pageheight tune [options] <reports> ..."
+
+    public var usage: String { command == .replay ? Self.replayUsage : Self.tuneUsage }
+
+    public static var replayHelp: String {
+        """
+        OVERVIEW: What a reader app with another schedule and threshold would have shown on recorded pages.
+
+        Replays each report's timeline (nothing is loaded again) with the code that fills the report's
+        "strategies": the app measures when the load finished, then polls on its schedule and takes a
+        height that moved more than its threshold. Prints per page the height the app ends with, its
+        error against the settled height, the jumps the reader sees and when the final height came.
+        A poll the recording cannot answer (after the end of a page that did not settle) makes the
+        page unknown, never right.
+
+        \(replayUsage)
+
+        ARGUMENTS:
+          <reports>               JSON Lines from 'pageheight batch', or a report from '--json'; - for stdin.
+
+        OPTIONS:
+          --schedule <sleeps>     The app's sleeps between polls, comma-separated. (default: each report's own)
+          --threshold <px>        Moves of this much or less are not taken. (default: each report's own)
+          --fit / --no-fit        The app's fit mode; a report recorded in the other mode is unknown.
+                                  (default: as recorded)
+          --tolerance <px>        The largest error that is still right. (default: 5)
+          --json                  Print JSON Lines, one object per page.
+          -h, --help              Print this help.
+
+        EXIT STATUS:
+          0 the replay ran; 64 the command line or a report file is wrong.
+        """
+    }
+
+    public static var tuneHelp: String {
+        let family = ScheduleFamily()
+        func items<T>(_ values: [T], _ text: (T) -> String) -> String { values.map(text).joined(separator: ",") }
+        return """
+        OVERVIEW: Which delays should a reader app poll at? Searched on recorded pages.
+
+        Replays every recorded page under every candidate (a schedule and a threshold) and scores each:
+        pages left wrong at the end (clipped, or blank space, by more than the tolerance), pages it
+        cannot be judged on (unknown), visible jumps per page, seconds from load finished to the final
+        height, polls per page. Prints the Pareto front: no other candidate has fewer pages wrong or
+        unknown, fewer jumps (mean per page) and an earlier final height (mean) at once. The first row
+        is the recommendation; the reader app's default is always scored and shown:
+        \(TuneCandidate.readerApp.sleeps) s at 5 px.
+
+        The family: at most <polls> polls, the first <first> s after load finished, each sleep <growth>
+        times the one before, and the last poll at <last> s (polls that would come later are dropped).
+
+        \(tuneUsage)
+
+        ARGUMENTS:
+          <reports>               JSON Lines from 'pageheight batch', or a report from '--json'; - for stdin.
+
+        OPTIONS:
+          --candidate <sleeps>    Also score these sleeps, comma-separated; repeatable.
+          --thresholds <list>     Thresholds in px. (default: \(items(defaultThresholds, DecimalText.format)))
+          --polls <list>          The family's numbers of polls. (default: \(items(family.polls, String.init)))
+          --first <list>          The family's first delays, s. (default: \(items(family.firstDelays, DecimalText.format)))
+          --growth <list>         The family's growth factors. (default: \(items(family.growthFactors, DecimalText.format)))
+          --last <list>           The family's last poll times, s. (default: \(items(family.lastPolls, DecimalText.format)))
+          --tolerance <px>        The largest error that is still right. (default: 5)
+          --json                  Print every candidate's score as JSON instead of the table.
+          --report <file.html>    Write a self-contained HTML report: the Pareto chart, the front, and the
+                                  pages the recommended and the default schedule get wrong, with timelines.
+          -h, --help              Print this help.
+
+        EXIT STATUS:
+          0 the search ran; 64 the command line or a report file is wrong; 73 the HTML report could not
+          be written.
+        """
+    }
+}
+
+private func number(_ name: String, _ text: String) throws(UsageError) -> Double {
+    guard let value = Double(text), value.isFinite else { throw UsageError("'\(name)' takes a number, got '\(text)'") }
+    return value
+}
+
+private func sleeps(_ name: String, _ text: String) throws(UsageError) -> GrowingDelaySchedule {
+    guard let schedule = GrowingDelaySchedule(parsing: text) else {
+        throw UsageError("'\(name)' takes positive sleeps in seconds separated by commas, e.g. 0.1,0.2,0.5; got '\(text)'")
+    }
+    return schedule
+}
+
+private func list<T: Hashable>(_ name: String, _ text: String, _ convert: (String) -> T?) throws(UsageError) -> [T] {
+    let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    let values = items.compactMap(convert)
+    guard !items.isEmpty, values.count == items.count else {
+        throw UsageError("'\(name)' takes a comma-separated list of numbers, e.g. 1,2,5; got '\(text)'")
+    }
+    var seen = Set<T>()
+    return values.filter { seen.insert($0).inserted }
+}

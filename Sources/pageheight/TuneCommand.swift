@@ -1,0 +1,38 @@
+import Foundation
+import PageHeight
+
+/// `pageheight tune [options] <reports>...` (arguments without the word `tune`): the schedules
+/// and thresholds that serve recorded pages best.
+func runTune(_ arguments: [String]) -> Int32 {
+    let parsed: TuneArguments
+    switch parseTuneSubcommand(arguments, .tune) {
+    case .run(let arguments): parsed = arguments
+    case .exit(let code): return code
+    }
+    let reports: [RecordedReport]
+    do {
+        reports = try readReports(parsed.inputs)
+    } catch {
+        return subcommandUsageError("\(error)", usage: TuneArguments.tuneUsage)
+    }
+    let candidates = TuneCandidate.all(family: parsed.family, given: parsed.candidates, thresholds: parsed.thresholds)
+    let result = TuneSearch(candidates: candidates, tolerance: parsed.tolerance).run(reports)
+    if let path = parsed.report {
+        let html = TuneReport.html(result, title: parsed.inputs.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "),
+                                   heading: TuneTable.heading(result, family: parsed.family, thresholds: parsed.thresholds,
+                                                              given: parsed.candidates.count))
+        do {
+            try html.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            standardError("Error: writing the report \(path): \(error.localizedDescription)")
+            return 73
+        }
+        standardError("report: \(path)")
+    }
+    if parsed.json {
+        StandardOutput.line(TuneJSON.encode(result))
+    } else {
+        StandardOutput.line(TuneTable.text(result, family: parsed.family, thresholds: parsed.thresholds, given: parsed.candidates.count))
+    }
+    return 0
+}
