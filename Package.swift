@@ -15,7 +15,8 @@ let package = Package(
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]
         ),
         // The few C helpers Swift cannot express itself (macros, varargs, _finish unpacking).
-        .target(name: "CPageHeightShim", dependencies: ["CWebKit"]),
+        // libX11 for one call: the handler for a display that goes away (`ph_on_display_lost`).
+        .target(name: "CPageHeightShim", dependencies: ["CWebKit"], linkerSettings: [.linkedLibrary("X11")]),
         .target(
             name: "PageHeight",
             dependencies: ["CWebKit", "CPageHeightShim"],

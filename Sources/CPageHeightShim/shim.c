@@ -1,4 +1,6 @@
 #define _GNU_SOURCE // process_madvise
+#include <X11/Xlib.h>
+#include <unistd.h>
 #include "PageHeightShim.h"
 
 #include <dlfcn.h>
@@ -417,4 +419,17 @@ void ph_track_requests(WebKitWebView *view) {
 
 int ph_requests_in_flight(WebKitWebView *view) {
     return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
+}
+
+static void (*display_lost_fn)(void);
+
+static int display_lost(Display *display) {
+    (void)display;
+    if (display_lost_fn) display_lost_fn();
+    _exit(70); // Xlib exits if the handler returns; GTK's own handler exits with 1 and says little
+}
+
+void ph_on_display_lost(void (*fn)(void)) {
+    display_lost_fn = fn;
+    XSetIOErrorHandler(display_lost);
 }

@@ -92,6 +92,10 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
     } else {
         log = StandardOutput.log
     }
+    if arguments.resume, let out = arguments.out,
+       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options) {
+        return usageError("--resume: \(out) cannot be resumed by this command: \(mismatch)")
+    }
     let remaining = list.entries.filter { !log.done.contains($0.index) }
     if arguments.resume {
         FileHandle.standardError.write(Data(("resuming: \(log.done.count) pages already in \(arguments.out!), "
@@ -101,6 +105,13 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
         FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
     }
     guard let engine = startEngine() else { return 70 }
+    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+    let listArgument = arguments.pages[0]
+    PageHeightEngine.onDisplayLost { [out = arguments.out] in
+        let resume = out.map { "; `pageheight batch --resume --out \($0) \(listArgument)` measures the rest" } ?? ""
+        FileHandle.standardError.write(Data(("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
+            + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n").utf8))
+    }
     let showProgress = arguments.progress && isatty(STDERR_FILENO) == 1
     let pageSteps: @Sendable (Int, String) -> Void = { index, line in
         FileHandle.standardError.write(Data("[\(index)] \(line)\n".utf8))

@@ -44,8 +44,11 @@ struct TuneCommandTests {
         let candidates = try #require(document["candidates"] as? [[String: Any]])
         let front = try #require(document["front"] as? [Int]).map { candidates[$0] }
         func sleeps(_ candidate: [String: Any]) -> [Double] { candidate["sleeps"] as? [Double] ?? [] }
-        #expect(front.map(sleeps) == [[0.1, 0.2, 0.5, 1, 1.5, 2, 3], [0.1, 0.2, 0.5, 1, 1.5, 2], [0.1, 0.2, 0.7]],
+        // The third row is one of the family's schedules that poll for the last time at 1 s; which
+        // of those that score alike shows depends on when each page's changes landed in this run.
+        #expect(front.count == 3 && Array(front.map(sleeps).prefix(2)) == [[0.1, 0.2, 0.5, 1, 1.5, 2, 3], [0.1, 0.2, 0.5, 1, 1.5, 2]],
                 "\(front.map(sleeps))")
+        #expect(abs((front.last.map(sleeps) ?? []).reduce(0, +) - 1) < 0.001, "\(front.map(sleeps))")
         #expect(front.map { $0["wrong"] as? Int } == [0, 1, 2])
         #expect(document["recommended"] as? Int == (document["front"] as? [Int])?.first)
         let reader = try #require((document["readerApp"] as? Int).map { candidates[$0] })

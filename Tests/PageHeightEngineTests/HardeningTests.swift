@@ -13,8 +13,9 @@ struct HardeningTests {
     static let staticPage = pages.appendingPathComponent("static.html").path
 
     static func run(_ arguments: [String], within seconds: Double = 60, environment: [String: String?] = [:],
-                    standardOutput: FileHandle? = nil) throws -> HostilePageTests.Run {
-        try HostilePageTests.runBinary(arguments, within: seconds, environment: environment, standardOutput: standardOutput)
+                    standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> HostilePageTests.Run {
+        try HostilePageTests.runBinary(arguments, within: seconds, environment: environment, standardOutput: standardOutput,
+                                       during: during)
     }
 
     // MARK: - Service workers
@@ -55,6 +56,88 @@ struct HardeningTests {
         for outcome in [report.strategies.once, report.strategies.schedule, report.strategies.observe] {
             #expect(outcome.height == 400 && !outcome.jumps.contains { $0.height == 99999 })
         }
+    }
+
+    // MARK: - What a page may load
+
+    /// Each row of the README's trust-model table: offline-reach.html reaches for a server on
+    /// every interface, through its loopback and its private address, in every way it can; the
+    /// server counts what arrives.
+    @Test func aPageReachesLoopbackAndPrivateHostsOnlyWhenServedFromThemOrAllowed() async throws {
+        let server = try FixtureServer(root: FixtureCase.pagesDirectory, allInterfaces: true)
+        defer { server.stop() }
+        let address = try #require(FixtureServer.nonLoopbackIPv4(), "this machine has no non-loopback IPv4 address")
+        let loopback = "http://127.0.0.1:\(server.port)", privateBase = "http://\(address):\(server.port)"
+        let directory = try HostilePageTests.temporaryDirectory("boundary")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let template = try String(contentsOf: HostileCase.directory.appendingPathComponent("offline-reach.html"), encoding: .utf8)
+        func filePage(_ base: String) throws -> PageSource {
+            let page = directory.appendingPathComponent("reach-\(base.hashValue).html")
+            try template.replacingOccurrences(of: "<head>", with: "<head><script>window.BASE = \"\(base)\";</script>")
+                .write(to: page, atomically: true, encoding: .utf8)
+            return .file(page.path)
+        }
+        func servedPage(from origin: String, reaching base: String) -> PageSource {
+            .url(origin + "/hostile/offline-reach.html?base=" + (base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base))
+        }
+        let rows: [(String, PageSource, [String], Bool)] = [
+            ("file page -> loopback", try filePage(loopback), [], false),
+            ("file page -> loopback, allowed", try filePage(loopback), ["--allow-host", "127.0.0.1:\(server.port)"], true),
+            ("file page -> private address", try filePage(privateBase), [], false),
+            ("loopback page -> loopback", servedPage(from: loopback, reaching: loopback), [], true),
+            ("loopback page -> private address", servedPage(from: loopback, reaching: privateBase), [], false),
+            ("loopback page -> private address, allowed", servedPage(from: loopback, reaching: privateBase),
+             ["--allow-host", address], true),
+            ("private page -> private address", servedPage(from: privateBase, reaching: privateBase), [], true),
+            ("private page -> loopback", servedPage(from: privateBase, reaching: loopback), [], false),
+        ]
+        for (label, source, arguments, arrives) in rows {
+            let options = try CommandLineArguments.parse(arguments + ["--timeout", "5", "x"]).options
+            server.resetCounts()
+            let report = try await PageHeightEngine.shared().measure(source, options: options)
+            try await Task.sleep(nanoseconds: 700_000_000) // stragglers
+            let arrived = server.counts
+            print("boundary: \(label): \(report.status.rawValue), arrived: \(arrived.sorted { $0.key < $1.key })")
+            #expect(report.status == .ok && report.height == 400, "\(label): \(report.status.rawValue) \(report.message ?? "")")
+            if arrives {
+                for how in ["img", "css", "script", "fetch", "xhr"] {
+                    #expect((arrived[how] ?? 0) > 0, "\(label): \(how) should arrive")
+                }
+            } else {
+                #expect(arrived.isEmpty, "\(label): these arrived: \(arrived)")
+            }
+        }
+    }
+
+    /// A file page loads from its own directory and below, not from beside or above it (a
+    /// script, a stylesheet, an image: each would add to its height).
+    @Test func aFilePageLoadsOnlyFromItsOwnDirectoryTree() async throws {
+        let root = try HostilePageTests.temporaryDirectory("tree")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let site = root.appendingPathComponent("site"), secret = root.appendingPathComponent("secret")
+        for folder in [site, site.appendingPathComponent("sub"), secret] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let grow = { (px: Int) in "document.getElementById('box').style.height = (parseInt(document.getElementById('box').style.height) + \(px)) + 'px';" }
+        try grow(100).write(to: site.appendingPathComponent("sub/inside.js"), atomically: true, encoding: .utf8)
+        try grow(1000).write(to: secret.appendingPathComponent("outside.js"), atomically: true, encoding: .utf8)
+        try "p { color: red; }".write(to: secret.appendingPathComponent("outside.css"), atomically: true, encoding: .utf8)
+        let png = try Data(contentsOf: FixtureCase.pagesDirectory.appendingPathComponent("hostile/image.png"))
+        try png.write(to: secret.appendingPathComponent("outside.png"))
+        let page = site.appendingPathComponent("page.html")
+        try """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><style>html, body { margin: 0; }</style></head>
+            <body><div id="box" style="height:400px"></div>
+            <script src="sub/inside.js"></script>
+            <script src="../secret/outside.js"></script>
+            <link rel="stylesheet" href="../secret/outside.css" onload="\(grow(2000))">
+            <img src="../secret/outside.png" style="display:none" onload="\(grow(4000))">
+            <img src="file://\(secret.path)/outside.png" style="display:none" onload="\(grow(8000))">
+            </body></html>
+            """.write(to: page, atomically: true, encoding: .utf8)
+        let options = try CommandLineArguments.parse(["--timeout", "5", "x"]).options
+        let report = try await PageHeightEngine.shared().measure(.file(page.path), options: options)
+        #expect(report.status == .ok && report.height == 500, "\(report.height ?? -1): something outside the page's folder loaded")
     }
 
     // MARK: - The private directory
@@ -234,6 +317,51 @@ struct HardeningTests {
         #expect(firstRun.status == 0, "\(firstRun.stderr)")
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == entries.count, "\(lines.count) results of \(entries.count)")
+    }
+
+    /// `--resume` on a file written with other measuring options or for another list is refused,
+    /// naming the difference; the same command resumes.
+    @Test func resumeRefusesAnotherWidthOrAnotherList() throws {
+        let directory = try HostilePageTests.temporaryDirectory("resume-check")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = directory.appendingPathComponent("list.txt").path
+        let other = directory.appendingPathComponent("other.txt").path
+        let out = directory.appendingPathComponent("out.jsonl").path
+        let absolute = Self.pages.appendingPathComponent("absolute.html").path
+        try [Self.staticPage, absolute].joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        try [absolute, Self.staticPage].joined(separator: "\n").write(toFile: other, atomically: true, encoding: .utf8)
+        let first = try Self.run(["batch", "--no-progress", "--out", out, list])
+        #expect(first.status == 0, "\(first.stderr)")
+        let wider = try Self.run(["batch", "--no-progress", "--resume", "--width", "1024", "--out", out, list])
+        #expect(wider.status == 64 && wider.stderr.contains("width 390") && wider.stderr.contains("1024"), "\(wider.stderr)")
+        let otherList = try Self.run(["batch", "--no-progress", "--resume", "--out", out, other])
+        #expect(otherList.status == 64 && otherList.stderr.contains("another list"), "\(otherList.stderr)")
+        let same = try Self.run(["batch", "--no-progress", "--resume", "--out", out, list])
+        #expect(same.status == 0 && same.stderr.contains("2 pages already in"), "\(same.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 2)
+    }
+
+    /// pageheight's own Xvfb killed mid-batch: the run stops at once with exit 70 and a message
+    /// that names the cause and how to go on; what was written stays, and `--resume` measures
+    /// the rest.
+    @Test func aLostDisplayEndsTheBatchWithAMessageAndResumeGoesOn() throws {
+        let directory = try HostilePageTests.temporaryDirectory("xvfb")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = directory.appendingPathComponent("list.txt").path
+        let out = directory.appendingPathComponent("out.jsonl").path
+        try Array(repeating: Self.staticPage, count: 12).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let killed = try Self.run(["batch", "--jobs", "1", "--no-progress", "--out", out, list], within: 60) { pid in
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").isEmpty { usleep(20_000) }
+            for child in WebProcesses.descendants(of: pid) where child.name.hasPrefix("Xvfb") { kill(child.pid, SIGKILL) }
+        }
+        #expect(!killed.timedOut && killed.signal == nil && killed.status == 70, "exit \(killed.status): \(killed.stderr)")
+        #expect(killed.stderr.contains("went away") && killed.stderr.contains("--resume"), "\(killed.stderr)")
+        let kept = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count
+        #expect(kept >= 1 && kept < 12, "\(kept) results")
+        let resumed = try Self.run(["batch", "--jobs", "1", "--no-progress", "--resume", "--out", out, list], within: 60)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 12)
     }
 
     static func fileType(_ path: String) -> mode_t {

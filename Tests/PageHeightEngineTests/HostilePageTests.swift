@@ -276,7 +276,8 @@ struct HostilePageTests {
     // MARK: - --offline lets nothing out
 
     /// A loopback server listening on every interface counts the requests a page makes to the
-    /// machine's non-loopback address. Without --offline they arrive (so the test can see them);
+    /// machine's non-loopback address (allowed with --allow-host). Without --offline they arrive
+    /// (so the test can see them);
     /// with --offline (refuse or block) none does, from an HTTP page on loopback or from a file page.
     @Test func offlineLetsNoRequestReachTheNetwork() async throws {
         let server = try FixtureServer(root: FixtureCase.pagesDirectory, allInterfaces: true)
@@ -293,7 +294,9 @@ struct HostilePageTests {
             .write(to: filePage, atomically: true, encoding: .utf8)
 
         for (label, source) in [("http page", PageSource.url(httpPage)), ("file page", PageSource.file(filePage.path))] {
-            var options = try CommandLineArguments.parse(["--timeout", "5", "x"]).options
+            // The machine's own address is outside every page's boundary unless allowed: allowed
+            // here, so that only --offline stands between the page and the server.
+            var options = try CommandLineArguments.parse(["--allow-host", "\(address):\(server.port)", "--timeout", "5", "x"]).options
             // Control: the requests do arrive without --offline.
             server.resetCounts()
             let open = try await PageHeightEngine.shared().measure(source, options: options)
@@ -389,8 +392,9 @@ struct HostilePageTests {
     /// - Parameters:
     ///   - environment: variables to set (a nil value removes one).
     ///   - standardOutput: where stdout goes instead of a file the run's `stdout` is read from.
+    ///   - during: called on another thread with the process id once it runs.
     static func runBinary(_ arguments: [String], within seconds: Double, environment extra: [String: String?] = [:],
-                          standardOutput: FileHandle? = nil) throws -> Run {
+                          standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -410,6 +414,10 @@ struct HostilePageTests {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        if let during {
+            let pid = process.processIdentifier
+            Thread.detachNewThread { during(pid) }
+        }
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let timedOut = process.isRunning

@@ -1,5 +1,5 @@
 import Foundation
-import PageHeight
+@testable import PageHeight
 import Testing
 
 @Suite struct PageListTests {
@@ -94,6 +94,58 @@ import Testing
         #expect(source == .file(directory.appendingPathComponent("a:b.html").path))
         #expect(throws: InputError.unsupportedScheme("c:d.html", scheme: "c")) {
             try PageSource.parse("c:d.html", currentDirectory: directory.path, standardInput: { nil })
+        }
+    }
+}
+
+@Suite struct ResumeCheckTests {
+    static func recorded(_ index: Int, _ url: String, _ options: MeasureOptions) -> ResumeCheck.Recorded {
+        let json = String(decoding: try! JSONEncoder().encode(options), as: UTF8.self)
+        return ResumeCheck.Recorded(index: index, url: url, options: json)
+    }
+
+    @Test func theSameListAndOptionsResume() {
+        let list = PageList(entries: [.init(index: 0, page: "https://a.example/1"), .init(index: 1, page: "https://a.example/2")])
+        #expect(ResumeCheck.mismatch([Self.recorded(0, "https://a.example/1", MeasureOptions())], list: list,
+                                     options: MeasureOptions()) == nil)
+    }
+
+    /// Another width, or another list, is refused with the difference named.
+    @Test func anotherWidthOrAnotherListIsRefusedNamingTheDifference() {
+        let list = PageList(entries: [.init(index: 0, page: "https://a.example/1"), .init(index: 1, page: "https://a.example/2")])
+        var wide = MeasureOptions()
+        wide.width = 1024
+        let widthMessage = ResumeCheck.mismatch([Self.recorded(0, "https://a.example/1", MeasureOptions())], list: list, options: wide)
+        #expect(widthMessage?.contains("width 390") == true && widthMessage?.contains("1024") == true, "\(widthMessage ?? "nil")")
+        let listMessage = ResumeCheck.mismatch([Self.recorded(1, "https://b.example/other", MeasureOptions())], list: list,
+                                               options: MeasureOptions())
+        #expect(listMessage?.contains("another list") == true && listMessage?.contains("https://a.example/2") == true)
+        let beyond = ResumeCheck.mismatch([Self.recorded(7, "https://a.example/8", MeasureOptions())], list: list, options: MeasureOptions())
+        #expect(beyond?.contains("entry 7") == true)
+    }
+}
+
+@Suite struct SubresourceBoundaryTests {
+    @Test func aFilePageGetsItsDirectoryAndNoLoopbackOrPrivateHost() {
+        let rules = SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [])
+        #expect(rules.contains(#"{"trigger":{"url-filter":"^file:"},"action":{"type":"block"}}"#))
+        #expect(rules.contains(#""url-filter":"^file:\/\/\/site\/a%20b\/""#) == false)
+        #expect(rules.contains(#"^file:///site/a%20b/"#), "\(rules)")
+        #expect(rules.contains(#"127\\.[0-9]+"#) && rules.contains(#"192\\.168"#))
+    }
+
+    @Test func aPageServedFromLoopbackMayReachLoopbackAndAnAllowedHostAnyPage() {
+        let rules = SubresourceBoundary.rules(for: .url("http://127.0.0.1:8080/a.html"), allowedHosts: ["10.0.0.5:9000"])
+        #expect(!rules.contains(#"127\\.[0-9]+"#) && rules.contains(#"192\\.168"#))
+        #expect(rules.contains(#"^[a-z]+://10\\.0\\.0\\.5:9000[/?#]"#), "\(rules)")
+    }
+
+    @Test func allowHostTakesAHostWithAnOptionalPort() {
+        for good in ["127.0.0.1", "127.0.0.1:8080", "localhost", "intranet.example:443", "[::1]:8080"] {
+            #expect(SubresourceBoundary.isHost(good), "\(good)")
+        }
+        for bad in ["", "http://x", "a b", "host:port", "host:99999", "[::1"] {
+            #expect(!SubresourceBoundary.isHost(bad), "\(bad)")
         }
     }
 }

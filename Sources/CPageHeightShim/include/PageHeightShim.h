@@ -34,6 +34,10 @@ gulong ph_connect_load_failed(WebKitWebView *view, ph_load_failed_fn fn, gpointe
 gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_fn fn, gpointer data, GClosureNotify destroy);
 gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *name, ph_script_message_fn fn, gpointer data, GClosureNotify destroy);
 
+// Why: Xlib's I/O error handler is a C function that must not return; GTK's says only "Fatal IO
+// error" and exits with 1. Call after gtk_init: `fn` runs, then the process exits with 70.
+void ph_on_display_lost(void (*fn)(void));
+
 // Why: the resource signals carry objects whose own "finished" signal must be connected per request,
 // tied to the view's lifetime (g_signal_connect_object); counts the view's requests in flight.
 void ph_track_requests(WebKitWebView *view);

@@ -19,10 +19,20 @@ public final class ResultLog: @unchecked Sendable {
     private let lock = NSLock()
     /// Set once a write failed: later writes fail at once, so nothing is claimed as written.
     private var failure: OutputError?
+    /// Lines written by this run (guarded by `lock`).
+    private var count = 0
+    /// How many results this run has written so far.
+    public var written: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
     /// List indexes already in the file when it was opened for resuming.
     public let done: Set<Int>
     /// Whether a half-written last line was found and removed.
     public let repaired: Bool
+    /// What each result already in the file says about how it was made (for `ResumeCheck`).
+    public let recorded: [ResumeCheck.Recorded]
 
     /// Opens `path` for writing: emptied, or kept and appended to when `resume`.
     public init(path: String, resume: Bool) throws(OutputError) {
@@ -37,6 +47,7 @@ public final class ResultLog: @unchecked Sendable {
         let regular = info.st_mode & S_IFMT == S_IFREG
         var done: Set<Int> = []
         var repaired = false
+        var recorded: [ResumeCheck.Recorded] = []
         if regular {
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)
@@ -58,6 +69,9 @@ public final class ResultLog: @unchecked Sendable {
                     if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
                        let index = object["index"] as? Int {
                         done.insert(index)
+                        let options = (object["options"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                        recorded.append(ResumeCheck.Recorded(index: index, url: object["url"] as? String ?? "",
+                                                             options: options.map { String(decoding: $0, as: UTF8.self) } ?? "{}"))
                     }
                 }
                 if repaired { ftruncate(fd, off_t(keep)) }
@@ -72,6 +86,7 @@ public final class ResultLog: @unchecked Sendable {
         self.name = path
         self.done = done
         self.repaired = repaired
+        self.recorded = recorded
     }
 
     /// Standard output as the log (nothing to resume).
@@ -80,6 +95,7 @@ public final class ResultLog: @unchecked Sendable {
         name = "standard output"
         done = []
         repaired = false
+        recorded = []
     }
 
     deinit {
@@ -103,6 +119,7 @@ public final class ResultLog: @unchecked Sendable {
             }
             bytes = bytes.dropFirst(written)
         }
+        count += 1
     }
 
     private static func contents(of path: String) -> Data {

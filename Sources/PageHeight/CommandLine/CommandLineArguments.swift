@@ -106,6 +106,12 @@ public struct CommandLineArguments: Equatable, Sendable {
                     throw UsageError("'--schedule' takes positive sleeps in seconds separated by commas, e.g. 0.1,0.2,0.5; got '\(text)'")
                 }
                 result.options.schedule = schedule
+            case "--allow-host":
+                let host = try value(for: name, inline: inline)
+                guard SubresourceBoundary.isHost(host) else {
+                    throw UsageError("'--allow-host' takes a host name or address with an optional port, e.g. 127.0.0.1:8080; got '\(host)'")
+                }
+                result.options.allowedHosts = (result.options.allowedHosts ?? []) + [host.lowercased()]
             case "--snapshot":
                 result.snapshot = try value(for: name, inline: inline)
             case "--jobs", "-j": result.jobs = try integer(name, try value(for: name, inline: inline))

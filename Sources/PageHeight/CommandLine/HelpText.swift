@@ -46,6 +46,8 @@ public enum HelpText {
                                   whose scripts race with failing requests repeat; it also stops file://host/
                                   (what a saved page's //host/ links become): a file of another machine.
                                   Either mode seeds Math.random, so pages that pick content at random repeat.
+          --allow-host <host[:port]>  Let the page load from this host although it is on loopback or a private
+                                  network (by default only a page served from there may). Repeatable.
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).

@@ -12,6 +12,8 @@ final class MeasurementDriver {
     private let log: (String) -> Void
     private let completion: (PageReport) -> Void
     private let pool: ViewPool
+    /// The content filter that keeps the page inside its `SubresourceBoundary`.
+    private let boundary: OpaquePointer
 
     private var session: MeasurementSession
     private var view: PageView?
@@ -33,10 +35,11 @@ final class MeasurementDriver {
 
     private let freshView: Bool
 
-    init(pool: ViewPool, source: PageSource, options: MeasureOptions, snapshotPath: String?,
+    init(pool: ViewPool, source: PageSource, boundary: OpaquePointer, options: MeasureOptions, snapshotPath: String?,
          freshView: Bool = false, log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
         self.freshView = freshView
         self.pool = pool
+        self.boundary = boundary
         self.source = source
         self.options = options
         self.snapshotPath = snapshotPath
@@ -82,7 +85,7 @@ final class MeasurementDriver {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
-        view.load(source)
+        view.load(source, boundary: boundary)
     }
 
     // MARK: - Load events

@@ -72,6 +72,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
+            ph_on_display_lost { DisplayLoss.report() }
         }
     }
 
@@ -116,14 +117,16 @@ public final class PageHeightEngine: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             thread.perform { [self] in
                 let pool: ViewPool
+                let boundary: OpaquePointer
                 do {
                     pool = try self.pool(for: options)
+                    boundary = try BoundaryFilters.filter(for: page, options: options)
                 } catch {
                     let session = MeasurementSession(options: options)
                     return continuation.resume(returning: ReportBuilder(
                         url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build())
                 }
-                let driver = MeasurementDriver(pool: pool, source: page, options: options,
+                let driver = MeasurementDriver(pool: pool, source: page, boundary: boundary, options: options,
                                                snapshotPath: snapshot, freshView: freshView, log: log) { report in
                     continuation.resume(returning: report)
                 }
@@ -143,9 +146,40 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
+    /// What to say when the display goes away (our Xvfb killed, the X server gone): GTK cannot go
+    /// on without it, so the process then exits with 70 right after `body` ran (on the engine's
+    /// thread) and the engine's files are removed.
+    public static func onDisplayLost(_ body: @escaping @Sendable () -> Void) {
+        DisplayLoss.set(body)
+    }
+
     /// Removes the files the engine made (its web contexts' directory). Call before `_exit`;
     /// a run killed before it could is swept up by the next one.
     public static func removeFiles() {
+        PrivateDirectory.remove()
+    }
+}
+
+/// The message for a lost display (`PageHeightEngine.onDisplayLost`).
+private enum DisplayLoss {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var body: (@Sendable () -> Void)?
+
+    static func set(_ new: @escaping @Sendable () -> Void) {
+        lock.lock()
+        body = new
+        lock.unlock()
+    }
+
+    static func report() {
+        lock.lock()
+        let body = self.body
+        lock.unlock()
+        if let body {
+            body()
+        } else {
+            FileHandle.standardError.write(Data("Error: the display went away (\(ProcessInfo.processInfo.environment["DISPLAY"] ?? "")); the engine cannot go on\n".utf8))
+        }
         PrivateDirectory.remove()
     }
 }

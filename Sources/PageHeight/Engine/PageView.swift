@@ -40,6 +40,8 @@ final class PageView {
     private var window: UnsafeMutablePointer<GtkWidget>?
     private let view: UnsafeMutablePointer<WebKitWebView>
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
+    /// The content filter of the page loaded last (`SubresourceBoundary`), referenced here.
+    private var boundary: OpaquePointer?
     private let zoom: Double
     private let cssWidth: Int
     private let javascript: Bool
@@ -263,6 +265,10 @@ final class PageView {
         disconnectAll(UnsafeMutableRawPointer(view))
         disconnectAll(UnsafeMutableRawPointer(manager))
         gtk_widget_destroy(window)
+        if let boundary {
+            webkit_user_content_filter_unref(boundary)
+            self.boundary = nil
+        }
         // A view's page, surfaces and buffers are freed now: give the pages back, so a long
         // batch's RSS does not keep every high-water mark of the views it retired.
         malloc_trim(0)
@@ -292,7 +298,18 @@ final class PageView {
         (max(1, (height * zoom).rounded()) / zoom).rounded(.down)
     }
 
-    func load(_ source: PageSource) {
+    /// Loads `source` with `boundary` as the content filter that keeps it inside what it may
+    /// load (in place of the previous page's).
+    func load(_ source: PageSource, boundary: OpaquePointer) {
+        if boundary != self.boundary {
+            if let current = self.boundary {
+                webkit_user_content_manager_remove_filter(manager, current)
+                webkit_user_content_filter_unref(current)
+            }
+            webkit_user_content_manager_add_filter(manager, boundary)
+            webkit_user_content_filter_ref(boundary)
+            self.boundary = boundary
+        }
         renewed = false
         noteWebProcess { start(source) }
     }

@@ -8,8 +8,9 @@ enum WebProcesses {
         descendants().filter { $0.name.hasPrefix("WebKitWebProces") }.map(\.pid)
     }
 
-    /// Every live descendant of this process, with its name (`comm`, at most 15 bytes).
-    static func descendants() -> [(pid: Int32, name: Substring)] {
+    /// Every live descendant of `root` (this process by default), with its name (`comm`, at most
+    /// 15 bytes).
+    static func descendants(of root: Int32 = getpid()) -> [(pid: Int32, name: Substring)] {
         var parents: [Int32: Int32] = [:]
         var names: [Int32: Substring] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
@@ -19,7 +20,7 @@ enum WebProcesses {
             names[pid] = name
         }
         var result: [(pid: Int32, name: Substring)] = []
-        var frontier = [getpid()]
+        var frontier = [root]
         while let next = frontier.popLast() {
             for (child, parent) in parents where parent == next {
                 frontier.append(child)

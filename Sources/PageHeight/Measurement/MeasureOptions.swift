@@ -63,6 +63,9 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     public var offline: Bool = false
     /// How requests for the network are stopped when `offline`.
     public var offlineMode: OfflineMode = .refuse
+    /// Hosts (`name` or `name:port`) the page may load from although they are on loopback or a
+    /// private network (`--allow-host`); nil for none.
+    public var allowedHosts: [String]?
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0

@@ -110,7 +110,12 @@ public struct MeasurementSession: Sendable {
         }
         var counted = work.counting(before: options.timeout)
         if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }
-        if loadsStopped { counted.fonts = false }
+        if loadsStopped {
+            counted.fonts = false
+            // A document whose loads were stopped may never complete; with nothing in flight it
+            // is not waited for.
+            if work.network == 0 { counted.document = false }
+        }
         if !pending.isEmpty && counted.isEmpty { pendingClearedAt = t }
         pending = counted
     }
