@@ -58,6 +58,17 @@ final class MeasurementDriver {
         keepAlive = self
         let view = pool.checkout(options, fresh: freshView)
         self.view = view
+        // A filter given to a view takes effect in its web process some time later: a page loaded
+        // at once would have some of its requests filtered and some not, differently each run.
+        // A blank page loaded after the change comes back only once the web process has it.
+        if view.adopt(boundary) {
+            view.blank(height: Double(options.height)) { [self] _ in begin(in: view) }
+        } else {
+            begin(in: view)
+        }
+    }
+
+    private func begin(in view: PageView) {
         view.events.loadChanged = { [weak self] event in self?.loadChanged(event) }
         view.events.loadFailed = { [weak self] uri, domain, code, message in
             self?.loadFailed(uri: uri, domain: domain, code: code, message: message)
@@ -85,7 +96,7 @@ final class MeasurementDriver {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
-        view.load(source, boundary: boundary)
+        view.load(source)
     }
 
     // MARK: - Load events

@@ -298,18 +298,22 @@ final class PageView {
         (max(1, (height * zoom).rounded()) / zoom).rounded(.down)
     }
 
-    /// Loads `source` with `boundary` as the content filter that keeps it inside what it may
-    /// load (in place of the previous page's).
-    func load(_ source: PageSource, boundary: OpaquePointer) {
-        if boundary != self.boundary {
-            if let current = self.boundary {
-                webkit_user_content_manager_remove_filter(manager, current)
-                webkit_user_content_filter_unref(current)
-            }
-            webkit_user_content_manager_add_filter(manager, boundary)
-            webkit_user_content_filter_ref(boundary)
-            self.boundary = boundary
+    /// Makes `boundary` the content filter that keeps the next page inside what it may load (in
+    /// place of the previous page's); returns whether it changed. A change reaches the web
+    /// process later: load a blank page (`blank`) before the page that needs it.
+    func adopt(_ boundary: OpaquePointer) -> Bool {
+        guard boundary != self.boundary else { return false }
+        if let current = self.boundary {
+            webkit_user_content_manager_remove_filter(manager, current)
+            webkit_user_content_filter_unref(current)
         }
+        webkit_user_content_manager_add_filter(manager, boundary)
+        webkit_user_content_filter_ref(boundary)
+        self.boundary = boundary
+        return true
+    }
+
+    func load(_ source: PageSource) {
         renewed = false
         noteWebProcess { start(source) }
     }

@@ -4,7 +4,7 @@ import Foundation
 /// view carries for its page (`PageView.load`), whatever the network mode:
 ///
 /// - local files only from the page's own directory and below (for HTML given with a base URL,
-///   a template's or standard input's: the base's directory), never `file://host/…`;
+///   a template's or standard input's: the base's directory);
 /// - nothing on loopback (`localhost`, `127.0.0.0/8`, `[::1]`) unless the page itself is served
 ///   from loopback, nothing on private addresses (`10/8`, `172.16/12`, `192.168/16`,
 ///   `169.254/16`, `[fc00::/7]`, `[fe80::/10]`, `0.0.0.0`) or on this machine's own addresses
@@ -23,7 +23,11 @@ enum SubresourceBoundary {
     /// The filter's rules (content-blocker JSON) for a page loaded from `source`.
     /// - Parameter localAddresses: this machine's own addresses (IPv6 without brackets).
     static func rules(for source: PageSource, allowedHosts: [String], localAddresses: [String] = []) -> String {
-        var blocks = [#"^file:"#]
+        // Local files: `file:///` and `file://localhost/`. A saved page's `//host/` links become
+        // `file://host/…` from a file page: another machine's file, which never loads here;
+        // they fail as they always did (stopped at once, they made some pages lay out
+        // differently from run to run in `--offline=refuse`).
+        var blocks = [#"^file:///"#, #"^file://localhost/"#]
         let host = pageHost(source)
         let local = localAddresses.map { $0.contains(":") ? "[\($0.lowercased())]" : $0 }
             .filter { !matchesLoopback($0) && !matchesPrivate($0) }
