@@ -128,7 +128,7 @@ import Testing
 @Suite struct SubresourceBoundaryTests {
     @Test func aFilePageGetsItsDirectoryAndNoLoopbackOrPrivateHost() {
         let rules = SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [])
-        #expect(rules.contains(#"{"trigger":{"url-filter":"^file:"},"action":{"type":"block"}}"#))
+        #expect(rules.contains(#"{"trigger":{"url-filter":"^file:///"},"action":{"type":"block"}}"#), "\(rules)")
         #expect(rules.contains(#""url-filter":"^file:\/\/\/site\/a%20b\/""#) == false)
         #expect(rules.contains(#"^file:///site/a%20b/"#), "\(rules)")
         #expect(rules.contains(#"127\\.[0-9]+"#) && rules.contains(#"192\\.168"#))
