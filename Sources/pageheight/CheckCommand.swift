@@ -19,6 +19,11 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     } catch {
         return subcommandUsageError("\(error)", usage: CheckArguments.checkUsage)
     }
+    for page in suite.pages {
+        if case .file(let path)? = page.template, !FileManager.default.fileExists(atPath: path) {
+            return subcommandUsageError("the template \(path) does not exist", usage: CheckArguments.checkUsage)
+        }
+    }
     guard let engine = startEngine() else { return 70 }
 
     // Current snapshots go to a scratch directory: the report inlines them, --update keeps them.
@@ -81,7 +86,12 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     }
 
     if parsed.update {
-        let measured = results.map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height) }
+        // A page that could not be measured is a broken case, not a baseline: recorded, a typo in a
+        // path would keep CI green for good.
+        let broken: Set<PageStatus> = [.loadError, .timeout, .crashed]
+        let refused = results.filter { broken.contains($0.outcome.status) && !parsed.acceptedStatuses.contains($0.outcome.status) }
+        let measured = results.filter { result in !refused.contains { $0.testCase == result.testCase } }
+            .map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height) }
         let update = BaselineUpdate(old: baseline, measured: measured)
         do {
             try update.baseline.write(to: suite.baselinePath)
@@ -101,8 +111,12 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
             print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
         }
-        print(update.summary(path: suite.baselinePath) + " (\(wall) s)")
-        return 0
+        for result in refused {
+            print("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
+                + "(fix the page, or --accept-status \(result.outcome.status.rawValue) to record it)")
+        }
+        print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)")
+        return refused.isEmpty ? 0 : 1
     }
 
     for failure in summary.failures { print("FAIL " + failure.message) }

@@ -116,6 +116,30 @@ struct CheckCommandTests {
         #expect(result.stdout.contains("no baseline at \(directory.path)/suite.baseline.json"))
     }
 
+    /// A page that cannot be measured is never recorded as a baseline by `--update` (exit 1, and
+    /// the next check still fails), unless `--accept-status` says so; a template that does not
+    /// exist is a usage error before anything is measured.
+    @Test func updateNeverRecordsABrokenPageAndAMissingTemplateIsAUsageError() throws {
+        let directory = try workspace("broken", suite: #"{ "pages": ["card.html", "stalls.html"] }"#)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A page whose load never finishes: `timeout`.
+        try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("hostile/busy-before-load.html"),
+                                         to: directory.appendingPathComponent("stalls.html"))
+        let update = try run(["check", "--offline", "--timeout", "2", "--update"], in: directory)
+        #expect(update.status == 1, "\(update.stdout)\(update.stderr)")
+        #expect(update.stdout.contains("! stalls.html (width 390, font 16, zoom 1): timeout") && update.stdout.contains("not recorded"),
+                "\(update.stdout)")
+        let check = try run(["check", "--offline", "--timeout", "2"], in: directory)
+        #expect(check.status == 1 && check.stdout.contains("1 without baseline"), "\(check.stdout)")
+        let accepted = try run(["check", "--offline", "--timeout", "2", "--update", "--accept-status", "timeout"], in: directory)
+        #expect(accepted.status == 0, "\(accepted.stdout)")
+
+        try #"{ "pages": [{ "path": "fragment.html", "template": "nosuch-template.html" }] }"#
+            .write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        let template = try run(["check", "--offline", "--update"], in: directory)
+        #expect(template.status == 64 && template.stderr.contains("nosuch-template.html does not exist"), "\(template.stderr)")
+    }
+
     /// With --offline the same suite gives the same heights run after run, in fresh views too:
     /// a template fragment with an image and a plain page, at two widths and two font sizes.
     @Test func anOfflineSuiteRepeatsItsHeights() throws {

@@ -158,6 +158,13 @@ struct CommandLineTests {
         #expect(width == 390 && height == 1234)
     }
 
+    /// The quick rule's line says what it measured, and nothing about a schedule it did not run.
+    @Test func theQuickRuleSaysWhatItMeasured() throws {
+        let result = try run(["--until", "quick", page("grow-2.5.html")])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("800 px (quick rule: measured at ") && !result.stdout.contains("schedule"), "\(result.stdout)")
+    }
+
     /// A snapshot that cannot be written (a directory, a page taller than a PNG surface can be)
     /// is an error on stderr and exit 1, not a silent success; a missing directory is a usage
     /// error before anything is measured.

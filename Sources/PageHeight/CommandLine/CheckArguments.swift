@@ -74,6 +74,8 @@ public struct CheckArguments: Equatable, Sendable {
     public var template: String?
     // check
     public var update = false
+    /// Failure statuses `--update` may record as a case's baseline (`--accept-status`).
+    public var acceptedStatuses: Set<PageStatus> = []
     public var junit: String?
     public var report: String?
     public var all = false
@@ -131,6 +133,15 @@ public struct CheckArguments: Equatable, Sendable {
             case "--repeat": result.repeatCount = try integer(name, try value())
             case "--template": result.template = try value()
             case "--update": try only(.check); try flag(); result.update = true
+            case "--accept-status":
+                try only(.check)
+                for text in try value().split(separator: ",") {
+                    guard let status = PageStatus(rawValue: String(text)) else {
+                        throw UsageError("unknown status '\(text)' for '--accept-status' (one of: "
+                            + PageStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                    }
+                    result.acceptedStatuses.insert(status)
+                }
             case "--junit": try only(.check); result.junit = try value()
             case "--report": try only(.check); result.report = try value()
             case "--all": try only(.check); try flag(); result.all = true
@@ -237,6 +248,8 @@ public struct CheckArguments: Equatable, Sendable {
 
         OPTIONS:
           --update                Write or refresh the baseline for the cases measured; print what changed.
+                                  A case that ends load-error, timeout or crashed is not recorded (exit 1).
+          --accept-status <list>  With --update, record these statuses too, e.g. timeout,crashed.
           --junit <file>          Write JUnit XML: one testcase per case.
           --report <dir>          Write <dir>/index.html: failing cases with heights, timeline and snapshots.
           --all                   Put every case in the report, not only the failing ones.

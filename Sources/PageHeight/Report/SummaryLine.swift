@@ -14,6 +14,10 @@ public enum SummaryLine {
             head += " (total \(Pixels.format(total)) with header \(Pixels.format(options.header)) and footer \(Pixels.format(options.footer)))"
         }
         switch report.status {
+        case .ok where options.until == .quick:
+            // The quick rule ran no schedule: say what it measured, nothing about polls it never took.
+            let at = report.timings.settledAt.map { "measured at \(Seconds.format($0))" } ?? "quiet at the timeout"
+            return head + " (quick rule: \(at), once the load finished and fonts and images were done)"
         case .ok:
             var details: [String] = []
             if let settled = report.timings.settledAt {
