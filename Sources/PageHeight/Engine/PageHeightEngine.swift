@@ -135,17 +135,6 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
-    /// Closes the views kept for the next pages; their web processes exit. The next page starts
-    /// a new one.
-    func closeIdleViews() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            thread.perform { [self] in
-                pools.values.forEach { $0.closeIdle() }
-                continuation.resume()
-            }
-        }
-    }
-
     /// What to say when the display goes away (our Xvfb killed, the X server gone): GTK cannot go
     /// on without it, so the process then exits with 70 right after `body` ran (on the engine's
     /// thread) and the engine's files are removed.

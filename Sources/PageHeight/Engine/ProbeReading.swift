@@ -15,7 +15,6 @@ struct ProbeReading: Decodable {
     var value: Double?
     var cause: String?
     var pending: Pending?
-    var innerHeight: Double?
     var metrics: HeightMetrics?
     /// Time spent inside `measure()` (the forced layout and the reads), milliseconds.
     var layoutMs: Double?

@@ -95,12 +95,6 @@ final class ViewPool {
         return alone ? WebProcesses.largestPrivateMemory() : nil
     }
 
-    /// Closes every idle view; their web processes exit.
-    func closeIdle() {
-        idle.values.joined().forEach { $0.close() }
-        idle = [:]
-    }
-
     /// The settings a view is made with; pages with other settings get another view.
     private static func key(_ options: MeasureOptions) -> String {
         "\(options.width)|\(options.fontSize)|\(options.zoom)|\(options.javascript)|\(options.metric.rawValue)"

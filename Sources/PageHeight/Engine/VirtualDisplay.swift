@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Our Xvfb picks a free display itself (`-displayfd`), is tied to the GLib thread with
 /// `PR_SET_PDEATHSIG`, so it stops whenever the process ends, however it ends (even
-/// `kill -9`). `stop()` stops it earlier, for a signal handler that then `_exit`s.
+/// `kill -9`). `stop()` stops it when the display it started proves unusable.
 enum VirtualDisplay {
     nonisolated(unsafe) private static var xvfbPID: pid_t = 0
 
@@ -43,9 +43,6 @@ enum VirtualDisplay {
         kill(pid, SIGKILL)
         waitpid(pid, &status, 0)
     }
-
-    /// The process id of our Xvfb (0 when none runs).
-    static var processID: pid_t { xvfbPID }
 }
 
 /// A private session bus for WebKit's processes when there is none, so a page that makes the

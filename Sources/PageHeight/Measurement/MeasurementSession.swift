@@ -19,7 +19,6 @@ public struct MeasurementSession: Sendable {
     public private(set) var pendingClearedAt: Double = 0
     /// The view's height in CSS px (fit mode changes it).
     public private(set) var viewHeight: Double
-    public private(set) var lastResizeAt: Double = 0
     public private(set) var runaway: RunawayDetector
     /// The last error JavaScript gave instead of a value.
     public private(set) var lastError: String?
@@ -156,7 +155,6 @@ public struct MeasurementSession: Sendable {
     /// `issuedAt` is when the resize was asked for, `t` when the content was read after it.
     public mutating func resized(to height: Double, issuedAt: Double? = nil, at t: Double, contentHeight: Double?) -> Bool {
         viewHeight = height
-        lastResizeAt = t
         guard let contentHeight else {
             runaway.reset()
             return false
