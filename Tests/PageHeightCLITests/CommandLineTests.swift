@@ -158,6 +158,18 @@ struct CommandLineTests {
         #expect(width == 390 && height == 1234)
     }
 
+    /// A page without a doctype is reported in quirks mode, and its line warns that its height is
+    /// at least the view's; a standards-mode page has neither.
+    @Test func quirksModeIsReportedAndWarnedAbout() throws {
+        let quirks = try run([page("quirks.html")])
+        #expect(quirks.stdout.hasPrefix("844 px (") && quirks.stdout.contains("warning: quirks mode (no <!DOCTYPE html>)"), "\(quirks.stdout)")
+        let json = try run(["--json", page("quirks.html")])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(report["quirksMode"] as? Bool == true)
+        let standards = try run([page("static.html")])
+        #expect(!standards.stdout.contains("quirks"), "\(standards.stdout)")
+    }
+
     /// The quick rule's line says what it measured, and nothing about a schedule it did not run.
     @Test func theQuickRuleSaysWhatItMeasured() throws {
         let result = try run(["--until", "quick", page("grow-2.5.html")])

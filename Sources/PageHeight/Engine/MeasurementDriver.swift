@@ -444,8 +444,9 @@ final class MeasurementDriver {
         case .timedOut(let stalledSince): usable = stalledSince == nil && session.finishedAt != nil
         default: usable = true
         }
-        finalMetrics(usable: usable) { [self] metrics in
-            builder.metrics = metrics
+        finalMetrics(usable: usable) { [self] reading in
+            builder.metrics = reading?.metrics
+            builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
             let needsText = builder.verdict().0 == .fallback
             pageText(needed: needsText, usable: usable) { [self] text in
                 builder.text = text
@@ -484,14 +485,15 @@ final class MeasurementDriver {
         }
     }
 
-    /// All metrics side by side, unless the page cannot answer (then nil, within a second).
-    private func finalMetrics(usable: Bool, then: @escaping (HeightMetrics?) -> Void) {
+    /// A final reading with all metrics side by side and the document's mode, unless the page
+    /// cannot answer (then nil, within a second).
+    private func finalMetrics(usable: Bool, then: @escaping (ProbeReading?) -> Void) {
         guard usable, let view else { return then(nil) }
         let once = Once(then)
         let guardTimer = GLibTimer(after: Self.stallAfter) { once.call(nil) }
         view.evaluate(ProbeScript.measureAllCall) { result in
             guardTimer.cancel()
-            if case .success(let json) = result { once.call(ProbeReading.decode(json)?.metrics) } else { once.call(nil) }
+            if case .success(let json) = result { once.call(ProbeReading.decode(json)) } else { once.call(nil) }
         }
     }
 

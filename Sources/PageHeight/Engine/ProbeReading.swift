@@ -16,6 +16,8 @@ struct ProbeReading: Decodable {
     var cause: String?
     var pending: Pending?
     var metrics: HeightMetrics?
+    /// `document.compatMode`, with the metrics: `BackCompat` is quirks mode.
+    var compatMode: String?
     /// Time spent inside `measure()` (the forced layout and the reads), milliseconds.
     var layoutMs: Double?
     /// `performance.timing.loadEventEnd`, milliseconds since the epoch.

@@ -194,7 +194,7 @@ function schedule(cause) {
 function measure(all) {
   const started = now();
   const result = { value: value(), pending: pending(), innerHeight: window.innerHeight };
-  if (all) result.metrics = allMetrics();
+  if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; }
   result.layoutMs = now() - started;
   if (!loadStamps) loadStamps = readLoadStamps();
   if (loadStamps) Object.assign(result, loadStamps);

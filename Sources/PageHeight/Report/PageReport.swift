@@ -125,6 +125,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var fitSteps: [RunawayDetector.Step]?
     /// Work still pending at the end (only when some was).
     public var pendingAtEnd: PendingWork?
+    /// The document is in quirks mode (it has no doctype): `body.scrollHeight` is then at least the
+    /// view's height, and fit mode reads content as tall as the view (absent otherwise).
+    public var quirksMode: Bool?
     /// Pending work the rules stopped waiting for, and when (font faces that kept loading
     /// past the probe's patience).
     public var gaveUp: String?

@@ -7,6 +7,8 @@ public struct ReportBuilder: Sendable {
     /// Seconds since the load started when the measurement ended.
     public var endedAt: Double
     public var metrics: HeightMetrics?
+    /// Whether the document is in quirks mode (no doctype), as read at the end.
+    public var quirksMode: Bool?
     /// The page's plain text, for the fallback estimate (nil when it could not be read).
     public var text: PlainText?
     /// The engine's own work, as the driver measured it.
@@ -93,7 +95,7 @@ public struct ReportBuilder: Sendable {
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
             metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
-            pendingAtEnd: pendingAtEnd, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
+            pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
     }
 
