@@ -163,6 +163,30 @@ import Testing
     }
 }
 
+@Suite struct FixedPointTests {
+    /// Fit mode: content that does not fill the view (below its cap) is no height the reader app
+    /// keeps, however quiet; it settles once the view holds it.
+    @Test func fitModeSettlesOnlyAtAFixedPoint() {
+        var s = MeasurementSession(options: MeasureOptions())
+        s.loadFinished(at: 0.1)
+        s.record(HeightSample(t: 0.1, height: 6660, source: .load))
+        _ = s.resized(to: 12476, at: 0.2, contentHeight: nil)
+        s.record(HeightSample(t: 0.3, height: 18292, source: .poll, cause: "after-resize"))
+        s.record(HeightSample(t: 1.0, height: 18292, source: .poll, cause: "settle-check"))
+        #expect(s.missesFixedPoint && !s.isSettled(at: 1.0))
+        _ = s.resized(to: 18292, at: 1.1, contentHeight: nil)
+        s.record(HeightSample(t: 1.7, height: 18292, source: .poll, cause: "settle-check"))
+        #expect(!s.missesFixedPoint && s.isSettled(at: 1.7))
+        var noFit = MeasureOptions()
+        noFit.fit = false
+        var n = MeasurementSession(options: noFit)
+        n.loadFinished(at: 0.1)
+        n.record(HeightSample(t: 0.1, height: 6660, source: .load))
+        n.record(HeightSample(t: 0.7, height: 6660, source: .poll, cause: "settle-check"))
+        #expect(!n.missesFixedPoint && n.isSettled(at: 0.7))
+    }
+}
+
 @Suite struct FontRuleTests {
     /// Fonts said to be loading with no request of the view in flight (WebKit's set status stuck
     /// after every face failed) count for the grace period only, and the report says so.

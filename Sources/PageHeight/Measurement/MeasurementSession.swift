@@ -136,10 +136,21 @@ public struct MeasurementSession: Sendable {
 
     /// Whether the page has settled: the quiet window passed with nothing pending and a reading
     /// taken after it agrees.
+    /// In fit mode the height must also be a fixed point: the view holds the content (within the
+    /// threshold), or stopped at its cap below it (`needsViewCheck` then decides).
     public func isSettled(at now: Double) -> Bool {
         guard let due = settleCheckAt, now >= due - 0.001,
               let last = samples.last, last.t >= due - 0.001 else { return false }
-        return true
+        return !missesFixedPoint
+    }
+
+    /// Fit mode has resized the view, the view is below its cap, and the content does not fill it:
+    /// the reader app would resize again, so this height is not one it keeps. (Before the first
+    /// resize the engine fits before it checks for the end.)
+    public var missesFixedPoint: Bool {
+        guard options.fit, let anchor, anchor > 0, viewHeight < viewCap - 0.5,
+              viewHeight != Double(options.height) || !runaway.steps.isEmpty else { return false }
+        return abs(anchor - viewHeight) > max(options.threshold, 1)
     }
 
     /// Fit mode: the view height (CSS px) the reader would set now, or nil to keep it.

@@ -140,6 +140,10 @@ public struct ReportBuilder: Sendable {
                 return (.timeout, "JavaScript stalled at \(Seconds.format(stalledSince)) (the page's script never "
                     + "yielded; an evaluation has not returned since); the last height read was \(Pixels.format(last))", last)
             }
+            if session.missesFixedPoint {
+                return (.unstable, "fit mode found no height the view keeps by the timeout (\(limit)): the view is "
+                    + "\(Pixels.format(session.viewHeight)), the content \(Pixels.format(last))", last)
+            }
             if endedAt - session.lastMoveAt < options.quiet {
                 let moves = session.samples.filter { $0.t >= endedAt - 2 && $0.isUsable }.count
                 return (.unstable, "still moving at the timeout (\(limit)): last move at "
