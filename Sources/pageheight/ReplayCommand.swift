@@ -4,16 +4,10 @@ import PageHeight
 /// `pageheight replay [options] <reports>...` (arguments without the word `replay`): what an app
 /// with another schedule and threshold would have shown on recorded pages.
 func runReplay(_ arguments: [String]) -> Int32 {
-    let parsed: TuneArguments
+    let parsed: TuneArguments, reports: [RecordedReport]
     switch parseTuneSubcommand(arguments, .replay) {
-    case .run(let arguments): parsed = arguments
+    case .run(let arguments, let read): (parsed, reports) = (arguments, read)
     case .exit(let code): return code
-    }
-    let reports: [RecordedReport]
-    do {
-        reports = try readReports(parsed.inputs)
-    } catch {
-        return subcommandUsageError("\(error)", usage: TuneArguments.replayUsage)
     }
     let replays = reports.map { report in
         let app = StrategyReplay(schedule: parsed.schedule ?? report.options.schedule,
@@ -25,17 +19,13 @@ func runReplay(_ arguments: [String]) -> Int32 {
 }
 
 /// The reports of every input file, in order.
-func readReports(_ inputs: [String]) throws -> [RecordedReport] {
-    try inputs.flatMap { input throws(ReportFileError) in try ReportFile.read(input) }
-}
-
 enum ParsedTuneSubcommand {
-    case run(TuneArguments)
+    case run(TuneArguments, [RecordedReport])
     case exit(Int32)
 }
 
-/// Parses and validates `replay` or `tune` arguments: on to the command, or out with the usage
-/// error (64) or after the help (0).
+/// Parses and validates `replay` or `tune` arguments and reads their reports: on to the command,
+/// or out with the usage error (64) or after the help (0).
 func parseTuneSubcommand(_ arguments: [String], _ command: TuneArguments.Command) -> ParsedTuneSubcommand {
     let usage = command == .replay ? TuneArguments.replayUsage : TuneArguments.tuneUsage
     do {
@@ -45,7 +35,11 @@ func parseTuneSubcommand(_ arguments: [String], _ command: TuneArguments.Command
             print(command == .replay ? TuneArguments.replayHelp : TuneArguments.tuneHelp)
             return .exit(0)
         }
-        return .run(parsed)
+        do {
+            return .run(parsed, try parsed.inputs.flatMap { input throws(ReportFileError) in try ReportFile.read(input) })
+        } catch {
+            return .exit(subcommandUsageError("\(error)", usage: usage))
+        }
     } catch {
         return .exit(subcommandUsageError(error.message, usage: usage))
     }

@@ -4,16 +4,10 @@ import PageHeight
 /// `pageheight tune [options] <reports>...` (arguments without the word `tune`): the schedules
 /// and thresholds that serve recorded pages best.
 func runTune(_ arguments: [String]) -> Int32 {
-    let parsed: TuneArguments
+    let parsed: TuneArguments, reports: [RecordedReport]
     switch parseTuneSubcommand(arguments, .tune) {
-    case .run(let arguments): parsed = arguments
+    case .run(let arguments, let read): (parsed, reports) = (arguments, read)
     case .exit(let code): return code
-    }
-    let reports: [RecordedReport]
-    do {
-        reports = try readReports(parsed.inputs)
-    } catch {
-        return subcommandUsageError("\(error)", usage: TuneArguments.tuneUsage)
     }
     let candidates = TuneCandidate.all(family: parsed.family, given: parsed.candidates, thresholds: parsed.thresholds)
     let result = TuneSearch(candidates: candidates, tolerance: parsed.tolerance).run(reports)
