@@ -154,7 +154,7 @@ let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dr
     : subcommand == "replay" ? runReplay(Array(CommandLine.arguments.dropFirst(2)))
     : subcommand == "tune" ? runTune(Array(CommandLine.arguments.dropFirst(2)))
     : await run()
-if fflush(stdout) != 0 {
+if fflush(nil) != 0 { // every stream: standard output is the one written to
     StandardOutput.fail(.writeFailed("standard output", errno: errno), note: nil)
 }
 PageHeightEngine.removeFiles()

@@ -1,31 +1,30 @@
-import CWebKit
 import Foundation
 
-/// Measures one page in one view: loads it, feeds the session with timestamped facts, and
-/// carries out what the session asks (polls, settle checks, fit resizes) until it ends.
+/// Measures one page in one view, as a sequence: load, wait for the load to finish, read,
+/// then fit, poll and settle until the session says the page is done; then the final metrics,
+/// the report, and the view back to its pool. The timeout is a task that cancels the steps.
 ///
-/// GLib thread only. Keeps itself alive from `start()` until it delivers its report.
+/// Every fact goes to the `MeasurementSession`, which decides; this type only does what the
+/// session asks of the view.
+@GLibActor
 final class MeasurementDriver {
     private let source: PageSource
     private let options: MeasureOptions
     private let snapshotPath: String?
-    private let log: (String) -> Void
-    private let completion: (PageReport) -> Void
+    private let log: @Sendable (String) -> Void
     private let pool: ViewPool
     /// The content filter that keeps the page inside its `SubresourceBoundary`.
     private let boundary: OpaquePointer
+    private let freshView: Bool
+    private let view: PageView
 
     private var session: MeasurementSession
-    private var view: PageView?
     private var startedAt = 0.0
-    private var timers: [GLibTimer] = []
-    private var settleTimer: GLibTimer?
+    private var startedEpoch = 0.0
     private var outstanding: [Int: Double] = [:] // evaluation id -> start time
     private var nextEvaluation = 0
-    private var resizing = false
-    private var ended = false
-    private var keepAlive: MeasurementDriver?
-    private var startedEpoch = 0.0
+    /// The schedule poll to take next (an index into `session.pollTimes`).
+    private var nextPoll = 0
     private var stoppedNavigations: [String] = []
     private var engineWork = EngineWork()
     private var lastLayoutSeconds = 0.0
@@ -33,141 +32,234 @@ final class MeasurementDriver {
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
 
-    private let freshView: Bool
-
     init(pool: ViewPool, source: PageSource, boundary: OpaquePointer, options: MeasureOptions, snapshotPath: String?,
-         freshView: Bool = false, log: @escaping (String) -> Void, completion: @escaping (PageReport) -> Void) {
-        self.freshView = freshView
+         freshView: Bool = false, log: @escaping @Sendable (String) -> Void) {
         self.pool = pool
-        self.boundary = boundary
         self.source = source
+        self.boundary = boundary
         self.options = options
         self.snapshotPath = snapshotPath
+        self.freshView = freshView
         self.log = log
-        self.completion = completion
         self.session = MeasurementSession(options: options)
+        self.view = pool.checkout(options, fresh: freshView)
     }
 
-    private var now: Double { monotonicSeconds() - startedAt }
+    private var now: Double { GLibClock.now - startedAt }
 
     private func note(_ text: String) {
         log(String(format: "%7.3f s  ", now) + text)
     }
 
-    func start() {
-        keepAlive = self
-        let view = pool.checkout(options, fresh: freshView)
-        self.view = view
+    func run() async -> PageReport {
         // A filter given to a view takes effect in its web process some time later: a page loaded
         // at once would have some of its requests filtered and some not, differently each run.
         // A blank page loaded after the change comes back only once the web process has it.
-        if view.adopt(boundary) {
-            view.blank(height: Double(options.height)) { [self] _ in begin(in: view) }
-        } else {
-            begin(in: view)
-        }
-    }
-
-    private func begin(in view: PageView) {
-        view.events.loadChanged = { [weak self] event in self?.loadChanged(event) }
-        view.events.loadFailed = { [weak self] uri, domain, code, message in
-            self?.loadFailed(uri: uri, domain: domain, code: code, message: message)
-        }
-        view.events.processTerminated = { [weak self, weak view] reason in
-            let overLimit = MemoryWatchdog.shared.killed(view?.webProcess)
-            view?.retire()
-            let why = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? "exceeded its memory limit"
-                : overLimit ? "exceeded its memory limit (2 GB; stopped by pageheight)"
-                : reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? "was terminated" : "crashed"
-            self?.end(.crashed("the web process \(why)"))
-        }
-        view.events.probeMessage = { [weak self] json in self?.probeMessage(json) }
-        startedAt = monotonicSeconds()
+        if view.adopt(boundary) { _ = await view.blank(height: Double(options.height)) }
+        view.inbox.clear()
+        startedAt = GLibClock.now
         startedEpoch = Date().timeIntervalSince1970
-        after(options.timeout) { [weak self] in
-            guard let self else { return }
-            self.note("timeout after \(Seconds.format(self.options.timeout))")
-            self.end(.timedOut(stalledSince: self.stalledSince))
-        }
-        load(in: view)
+        let (reason, endedAt) = await measureWithinTimeout()
+        note("ended: \(reason)")
+        let report = await report(for: reason, endedAt: endedAt)
+        await giveBack(after: reason)
+        return report
     }
 
-    private func load(in view: PageView) {
+    /// The measuring steps, raced against the timeout, which cancels them; with when it ended.
+    private func measureWithinTimeout() async -> (EndReason, Double) {
+        await withTaskGroup(of: (EndReason, Double)?.self) { group in
+            group.addTask { await self.measureUntilCancelled() }
+            group.addTask { await self.timeout() }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            // The other child ends soon: every wait of the steps returns when cancelled.
+            while let other = await group.next() {
+                if first == nil, let other { return other }
+            }
+            return first ?? (.timedOut(stalledSince: stalledSince), now)
+        }
+    }
+
+    private func measureUntilCancelled() async -> (EndReason, Double)? {
+        await measure().map { ($0, now) }
+    }
+
+    private func timeout() async -> (EndReason, Double)? {
+        await GLibClock.sleep(options.timeout)
+        guard !Task.isCancelled else { return nil }
+        note("timeout after \(Seconds.format(options.timeout))")
+        return (.timedOut(stalledSince: stalledSince), now)
+    }
+
+    /// Load, first reading, settle. Nil when cancelled (the timeout passed).
+    private func measure() async -> EndReason? {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
         view.load(source)
+        if let end = await waitForLoad() { return end }
+        guard !Task.isCancelled else { return nil }
+        guard options.javascript else { return .javascriptDisabled }
+        await read(.load)
+        return await settle()
     }
 
-    // MARK: - Load events
+    // MARK: - Events
 
-    private func loadChanged(_ event: WebKitLoadEvent) {
-        guard !ended else { return }
+    private enum Handling {
+        case handled
+        case end(EndReason)
+        case waitForReplacement(String)
+    }
+
+    /// Handles the view's events until the load finished; returns the end if the page ended first.
+    private func waitForLoad() async -> EndReason? {
+        var interrupted: (failure: String, deadline: Double)?
+        while session.finishedAt == nil {
+            let event = await view.inbox.next(until: interrupted.map { startedAt + $0.deadline })
+            guard !Task.isCancelled else { return nil }
+            guard let event else {
+                if let interrupted, session.committedAt == nil { return .loadFailed(interrupted.failure) }
+                interrupted = nil
+                continue
+            }
+            switch handle(event) {
+            case .handled: break
+            case .end(let reason): return reason
+            case .waitForReplacement(let failure):
+                note("load interrupted; waiting for a load that replaces it")
+                interrupted = (failure, now + LoadOutcome.replacementWait)
+            }
+        }
+        return nil
+    }
+
+    private func handle(_ event: ViewEvent) -> Handling {
         switch event {
-        case WEBKIT_LOAD_STARTED:
+        case .load(let load):
+            return loadChanged(load).map(Handling.end) ?? .handled
+        case .loadFailed(let uri, let domain, let code, let message):
+            switch LoadOutcome.failure(uri: uri, domain: domain, code: code, message: message,
+                                       committed: session.committedAt != nil,
+                                       navigationsStopped: !stoppedNavigations.isEmpty,
+                                       offline: options.offline ? options.offlineMode : nil) {
+            case .ignored: return .handled
+            case .waitForReplacement(let failure): return .waitForReplacement(failure)
+            case .failed(let failure):
+                note("load failed: \(message)")
+                return .end(.loadFailed(failure))
+            }
+        case .processTerminated(let end):
+            let killed = MemoryWatchdog.shared.killed(view.webProcess)
+            view.retire()
+            return .end(.crashed(LoadOutcome.crash(end, killedByWatchdog: killed)))
+        case .probeMessage(let json):
+            probeMessage(json)
+            return .handled
+        }
+    }
+
+    private func loadChanged(_ load: ViewEvent.Load) -> EndReason? {
+        switch load {
+        case .started where session.committedAt != nil:
             // Once the page committed, a new main-frame load is the page navigating away (a
             // script, a meta refresh, a form): stop it and measure the page as it was.
-            if session.committedAt != nil, let view {
-                let target = view.events.lastNavigationTarget
-                stoppedNavigations.append(target)
-                note("the page navigated to \(target.prefix(200)): stopped")
-                view.stopLoading() // now: a local page would commit before the next loop turn
-                session.stoppedLoads(at: now)
+            let target = view.inbox.lastNavigationTarget
+            stoppedNavigations.append(target)
+            note("the page navigated to \(target.prefix(200)): stopped")
+            view.stopLoading() // now: a local page would commit before the next loop turn
+            session.stoppedLoads(at: now)
+        case .committed where session.committedAt == nil:
+            session.loadCommitted(at: now)
+            note("committed \(view.uri.prefix(200))")
+            if let (code, reason) = view.httpStatus, code >= 400 {
+                return .loadFailed("HTTP \(code) \(reason) loading \(source.url.prefix(200))")
             }
-        case WEBKIT_LOAD_COMMITTED:
-            if session.committedAt == nil {
-                session.loadCommitted(at: now)
-                note("committed \(view?.uri.prefix(200) ?? "")")
-                if let (code, reason) = view?.httpStatus, code >= 400 {
-                    end(.loadFailed("HTTP \(code) \(reason) loading \(source.url.prefix(200))"))
-                } else if case .url(let url) = source, url.lowercased().hasPrefix("http"), view?.uri == "about:blank" {
-                    // WebKit refuses some URLs without a load-failed (a restricted port such as
-                    // :1 or :25) and shows an empty page instead.
-                    end(.loadFailed("WebKit refused to load \(url.prefix(200)) (a restricted port?) and showed about:blank"))
-                }
+            if case .url(let url) = source, url.lowercased().hasPrefix("http"), view.uri == "about:blank" {
+                // WebKit refuses some URLs without a load-failed (a restricted port such as
+                // :1 or :25) and shows an empty page instead.
+                return .loadFailed("WebKit refused to load \(url.prefix(200)) (a restricted port?) and showed about:blank")
             }
-        case WEBKIT_LOAD_FINISHED:
-            guard session.finishedAt == nil else { return }
+        case .finished where session.finishedAt == nil:
             session.loadFinished(at: now)
             note("load finished")
-            guard options.javascript else {
-                end(.javascriptDisabled)
-                return
-            }
-            read(.load)
-            for (index, time) in session.pollTimes.enumerated() {
-                at(time) { [weak self] in self?.read(.poll, poll: index + 1) }
-            }
-            armSettleCheck()
         default:
             break
         }
+        return nil
     }
 
-    private func loadFailed(uri: String, domain: String, code: Int32, message: String) {
-        guard !ended else { return }
-        // A load replaced by another (a redirect, a navigation by the page) is not a failure.
-        if domain == "WebKitNetworkError" && code == 302 { return }
-        // Nor is a navigation the page started after it committed (stopped or blocked).
-        if session.committedAt != nil && !stoppedNavigations.isEmpty { return }
-        var failure = "\(message) (\(domain) \(code)) loading \(uri.prefix(200))"
-        let blocked = domain == "WebKitPolicyError" && code == 104 // by a content blocker
-        if options.offline && (message.contains("connect to proxy") || blocked) {
-            failure = "refused by --offline=\(options.offlineMode.rawValue) (only local files and loopback load): \(uri.prefix(200))"
-        }
-        // "Frame load interrupted" before anything committed: either a download (nothing
-        // follows) or the page replaced its own load before committing (a new load follows and
-        // commits). Wait a moment to tell which, so the answer does not depend on the race.
-        if domain == "WebKitPolicyError" && code == 102 && session.committedAt == nil {
-            note("load interrupted: \(message); waiting for a load that replaces it")
-            after(0.3) { [weak self] in
-                guard let self, self.session.committedAt == nil else { return }
-                self.end(.loadFailed(failure))
+    private func probeMessage(_ json: String) {
+        guard session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
+        let t = now
+        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause)
+        let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view.requestsInFlight))
+        note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
+    }
+
+    // MARK: - Settling
+
+    /// What the driver does next when no event comes first.
+    private enum Wake {
+        case poll(Int)
+        case settleCheck
+        case refreshPending
+    }
+
+    /// After the load: handles events, takes the schedule's polls and the settle checks, and
+    /// fits the view, until the session says the page is done.
+    private func settle() async -> EndReason? {
+        while !Task.isCancelled {
+            if let end = await afterReading() { return end }
+            guard !Task.isCancelled else { return nil }
+            let (at, precise, wake) = nextWake()
+            if let event = await view.inbox.next(until: startedAt + at, precise: precise) {
+                guard !Task.isCancelled else { return nil }
+                if case .end(let reason) = handle(event) { return reason }
+                continue
             }
-            return
+            guard !Task.isCancelled else { return nil }
+            switch wake {
+            case .poll(let index):
+                nextPoll = index
+                await read(.poll, poll: index)
+            case .settleCheck:
+                await read(.poll, cause: "settle-check")
+            case .refreshPending:
+                await refreshPending()
+            }
         }
-        note("load failed: \(message)")
-        end(.loadFailed(failure))
+        return nil
+    }
+
+    /// The next poll, or the settle check when due first; while work is pending, a look when the
+    /// next timer is due, or soon in case a message was lost (the probe also reports when the
+    /// pending work ends).
+    private func nextWake() -> (at: Double, precise: Bool, Wake) {
+        var next: (at: Double, precise: Bool, Wake)
+        if let due = session.settleCheckAt {
+            next = (due, true, .settleCheck)
+        } else {
+            let nextTimer = session.pending.timers.min().map { $0 - now + 0.05 } ?? 0.5
+            next = (now + min(max(nextTimer, 0.05), 0.5), false, .refreshPending)
+        }
+        let polls = session.pollTimes
+        if nextPoll < polls.count, polls[nextPoll] <= next.at {
+            next = (polls[nextPoll], false, .poll(nextPoll + 1))
+        }
+        return next
+    }
+
+    /// After every reading: fit the view while the page holds still (resizing on every frame of
+    /// a transition is wasted work), then check for the end.
+    private func afterReading() async -> EndReason? {
+        while session.finishedAt != nil, session.pending.animations == 0, let target = session.fitTarget {
+            if let end = await fit(to: target) { return end }
+            guard !Task.isCancelled else { return nil }
+        }
+        guard session.isSettled(at: now) else { return nil }
+        return session.needsViewCheck ? await checkViewAtCap() : .settled
     }
 
     // MARK: - Readings
@@ -178,35 +270,36 @@ final class MeasurementDriver {
         return oldest
     }
 
-    /// Takes a reading of the page with a native evaluation of the probe's `measure()`.
-    private func read(_ source: HeightSample.Source, poll: Int? = nil, cause: String? = nil,
-                      then: ((Double?) -> Void)? = nil) {
-        guard !ended, let view else { return }
+    /// An evaluation of `script`, counted as outstanding until it returns.
+    private func evaluate(_ script: String) async -> Result<String, JavaScriptError> {
         let id = nextEvaluation
         nextEvaluation += 1
         outstanding[id] = now
-        view.evaluate(ProbeScript.measureCall) { [weak self] result in
-            guard let self else { return }
-            self.outstanding[id] = nil
-            guard !self.ended else { return }
-            let t = self.now
-            var value: Double?
-            var error: String?
-            var reading: ProbeReading?
-            switch result {
-            case .success(let json):
-                reading = ProbeReading.decode(json)
-                value = reading?.value
-                self.noteEngineWork(reading)
-                if reading == nil { error = "the probe is missing (the page replaced or blocked it)" }
-            case .failure(let failure):
-                error = failure.message
-            }
-            let sample = HeightSample(t: t, height: value, source: source, poll: poll, cause: cause)
-            let moved = self.session.record(sample, pending: reading?.pendingWork(at: t, network: self.view?.requestsInFlight ?? 0), error: error)
-            self.note(self.describe(sample, moved: moved, error: error))
-            if let then { then(value) } else { self.afterReading() }
+        defer { outstanding[id] = nil }
+        return await view.evaluate(script)
+    }
+
+    /// Takes a reading of the page with a native evaluation of the probe's `measure()` and
+    /// records it; returns the value.
+    @discardableResult
+    private func read(_ source: HeightSample.Source, poll: Int? = nil, cause: String? = nil) async -> Double? {
+        let result = await evaluate(ProbeScript.measureCall)
+        guard !Task.isCancelled else { return nil }
+        let t = now
+        var reading: ProbeReading?
+        var error: String?
+        switch result {
+        case .success(let json):
+            reading = ProbeReading.decode(json)
+            noteEngineWork(reading)
+            if reading == nil { error = "the probe is missing (the page replaced or blocked it)" }
+        case .failure(let failure):
+            error = failure.message
         }
+        let sample = HeightSample(t: t, height: reading?.value, source: source, poll: poll, cause: cause)
+        let moved = session.record(sample, pending: reading?.pendingWork(at: t, network: view.requestsInFlight), error: error)
+        note(describe(sample, moved: moved, error: error))
+        return reading?.value
     }
 
     private func noteEngineWork(_ reading: ProbeReading?) {
@@ -220,15 +313,6 @@ final class MeasurementDriver {
         if let layout = reading.loadLayoutMs { engineWork.loadLayout = layout / 1000 }
     }
 
-    private func probeMessage(_ json: String) {
-        guard !ended, session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
-        let t = now
-        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause)
-        let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view?.requestsInFlight ?? 0))
-        note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
-        afterReading()
-    }
-
     private func describe(_ sample: HeightSample, moved: Bool, error: String?) -> String {
         let what = sample.poll.map { "poll \($0)" } ?? sample.cause.map { "\(sample.source.rawValue) \($0)" }
             ?? sample.source.rawValue
@@ -236,61 +320,25 @@ final class MeasurementDriver {
         return "\(what): \(value)\(moved ? " (moved)" : "")"
     }
 
-    /// After every reading: fit the view, check for the end, re-arm the settle check.
-    private func afterReading() {
-        guard !ended else { return }
-        // Fit while the page holds still: resizing on every frame of a transition is wasted work.
-        if session.finishedAt != nil, !resizing, session.pending.animations == 0, let target = session.fitTarget {
-            fit(to: target)
-            return
-        }
-        if session.isSettled(at: now) {
-            if session.needsViewCheck {
-                checkViewAtCap()
-            } else {
-                end(.settled)
-            }
-            return
-        }
-        armSettleCheck()
-    }
-
-    private func armSettleCheck() {
-        settleTimer?.cancel()
-        settleTimer = nil
-        guard !ended, !resizing, session.finishedAt != nil else { return }
-        if let due = session.settleCheckAt {
-            settleTimer = GLibTimer(after: max(0, due - now), precise: true) { [weak self] in
-                self?.read(.poll, cause: "settle-check")
-            }
-        } else {
-            // Something is pending: look again when the next timer is due, or soon, in case a
-            // message was lost; the probe also reports when the pending work ends.
-            let nextTimer = session.pending.timers.min().map { $0 - now + 0.05 } ?? 0.5
-            settleTimer = GLibTimer(after: min(max(nextTimer, 0.05), 0.5)) { [weak self] in
-                self?.refreshPending()
-            }
-        }
-    }
-
     /// Re-reads what is pending without adding a sample unless the height moved.
-    private func refreshPending() {
-        guard !ended, let view else { return }
-        view.evaluate(ProbeScript.measureCall) { [weak self] result in
-            guard let self, !self.ended else { return }
-            if case .success(let json) = result, let reading = ProbeReading.decode(json) {
-                let t = self.now
-                if let value = reading.value, let anchor = self.session.anchor,
-                   abs(value - anchor) > self.options.threshold {
-                    let sample = HeightSample(t: t, height: value, source: .poll, cause: "pending-check")
-                    self.session.record(sample, pending: reading.pendingWork(at: t, network: self.view?.requestsInFlight ?? 0))
-                    self.note(self.describe(sample, moved: true, error: nil))
-                } else if let work = reading.pendingWork(at: t, network: self.view?.requestsInFlight ?? 0) {
-                    self.session.updatePending(work, at: t)
-                }
-            }
-            self.afterReading()
+    private func refreshPending() async {
+        guard case .success(let json) = await evaluate(ProbeScript.measureCall), !Task.isCancelled,
+              let reading = ProbeReading.decode(json) else { return }
+        let t = now
+        let work = reading.pendingWork(at: t, network: view.requestsInFlight)
+        if let value = reading.value, session.anchor != nil, session.moves(value) {
+            let sample = HeightSample(t: t, height: value, source: .poll, cause: "pending-check")
+            session.record(sample, pending: work)
+            note(describe(sample, moved: true, error: nil))
+        } else if let work {
+            session.updatePending(work, at: t)
         }
+    }
+
+    /// The probe's value now, not recorded in the session.
+    private func silentRead() async -> Double? {
+        guard case .success(let json) = await evaluate(ProbeScript.measureCall) else { return nil }
+        return ProbeReading.decode(json)?.value
     }
 
     // MARK: - Fit mode
@@ -298,247 +346,146 @@ final class MeasurementDriver {
     /// Gives the view the adopted height, waits until the viewport has it, then reads the
     /// content twice, 50 ms apart: content that is taller than the new view and holds still
     /// grew with the view (evidence of a runaway); content still moving moves by itself.
-    private func fit(to height: Double) {
-        guard let view else { return }
-        resizing = true
-        settleTimer?.cancel()
+    private func fit(to height: Double) async -> EndReason? {
         note("fit: view height \(Pixels.format(session.viewHeight)) → \(Pixels.format(height))")
         let issuedAt = now
-        view.setViewportHeight(height)
-        let expected = view.expectedInnerHeight(for: height)
-        waitForViewport(expected: expected, deadline: now + 0.5) { [weak self] in
-            guard let self, !self.ended else { return }
-            self.read(.poll, cause: "after-resize") { first in
-                self.after(0.05) {
-                    self.read(.poll, cause: "after-resize") { second in
-                        self.resizing = false
-                        let still = first != nil && second != nil && abs(first! - second!) <= 1
-                        if self.session.resized(to: height, issuedAt: issuedAt, at: self.now,
-                                               contentHeight: still ? second : nil) {
-                            self.note("runaway: \(self.session.runaway.evidence)")
-                            self.resizing = true
-                            self.readAtOtherView(Double(self.options.height)) { content, culprits in
-                                self.session.runawayExplained(noFitHeight: content, culprits: culprits)
-                                self.end(.runaway)
-                            }
-                            return
-                        }
-                        self.afterReading()
-                    }
-                }
-            }
+        await resizeView(to: height)
+        let first = await read(.poll, cause: "after-resize")
+        await GLibClock.sleep(0.05)
+        let second = await read(.poll, cause: "after-resize")
+        guard !Task.isCancelled else { return nil }
+        let still = first != nil && second != nil && abs(first! - second!) <= 1
+        guard session.resized(to: height, issuedAt: issuedAt, at: now, contentHeight: still ? second : nil) else {
+            return nil
         }
+        note("runaway: \(session.runaway.evidence)")
+        let (content, culprits) = await readAtOtherView(Double(options.height))
+        guard !Task.isCancelled else { return nil }
+        session.runawayExplained(noFitHeight: content, culprits: culprits)
+        return .runaway
     }
 
     /// The view reached the cap below the content and the page has settled there: reads the
     /// content at `--height` (and which elements changed with the view), gives the cap back to
     /// the view, and lets the session tell whether the content depends on the view.
-    private func checkViewAtCap() {
-        guard let view else { return }
-        resizing = true
-        settleTimer?.cancel()
+    private func checkViewAtCap() async -> EndReason? {
         let cap = session.viewHeight
         let check = Double(options.height)
         note("the view is at its cap, \(Pixels.format(cap)), below the content: checking the content at \(Pixels.format(check))")
-        readAtOtherView(check) { [weak self] content, culprits in
-            guard let self else { return }
-            view.setViewportHeight(cap)
-            self.waitForViewport(expected: view.expectedInnerHeight(for: cap), deadline: self.now + 0.5) {
-                self.resizing = false
-                let finding = self.session.viewChecked(view: check, content: content, culprits: culprits)
-                self.note("view check: \(finding)")
-                switch finding {
-                case .independent: self.read(.poll, cause: "after-resize")
-                case .runaway: self.end(.runaway)
-                case .beyondCap, .moved: self.end(.viewDependent)
-                }
-            }
+        let (content, culprits) = await readAtOtherView(check)
+        await resizeView(to: cap)
+        guard !Task.isCancelled else { return nil }
+        let finding = session.viewChecked(view: check, content: content, culprits: culprits)
+        note("view check: \(finding)")
+        switch finding {
+        case .independent:
+            await read(.poll, cause: "after-resize")
+            return nil
+        case .runaway: return .runaway
+        case .beyondCap, .moved: return .viewDependent
         }
     }
 
     /// Notes every element's height, gives the view `height`, and reads the content there twice,
     /// 50 ms apart, without recording it (it is not what the app shows): the content if it held
     /// still, and the elements whose height changed with the view.
-    private func readAtOtherView(_ height: Double, then: @escaping (Double?, [String]) -> Void) {
-        guard !ended, let view else { return }
-        view.evaluate(ProbeScript.markViewCall) { [weak self] _ in
-            guard let self, !self.ended else { return }
-            view.setViewportHeight(height)
-            self.waitForViewport(expected: view.expectedInnerHeight(for: height), deadline: self.now + 0.5) {
-                self.silentRead { first in
-                    self.after(0.05) {
-                        self.silentRead { second in
-                            let still = first != nil && second != nil && abs(first! - second!) <= 1
-                            view.evaluate(ProbeScript.viewCulpritsCall(threshold: self.options.threshold)) { result in
-                                guard !self.ended else { return }
-                                var culprits: [String] = []
-                                if case .success(let json) = result,
-                                   let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) {
-                                    culprits = list
-                                }
-                                self.note("at view \(Pixels.format(height)): content \(second.map { Pixels.format($0) } ?? "unknown")"
-                                    + "\(still ? "" : " (moving)"); following the view: \(culprits.isEmpty ? "nothing found" : culprits.joined(separator: ", "))")
-                                then(still ? second : nil, culprits)
-                            }
-                        }
-                    }
-                }
+    private func readAtOtherView(_ height: Double) async -> (content: Double?, culprits: [String]) {
+        _ = await evaluate(ProbeScript.markViewCall)
+        await resizeView(to: height)
+        let first = await silentRead()
+        await GLibClock.sleep(0.05)
+        let second = await silentRead()
+        let still = first != nil && second != nil && abs(first! - second!) <= 1
+        var culprits: [String] = []
+        if case .success(let json) = await evaluate(ProbeScript.viewCulpritsCall(threshold: options.threshold)),
+           let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) {
+            culprits = list
+        }
+        note("at view \(Pixels.format(height)): content \(second.map { Pixels.format($0) } ?? "unknown")"
+            + "\(still ? "" : " (moving)"); following the view: \(culprits.isEmpty ? "nothing found" : culprits.joined(separator: ", "))")
+        return (still ? second : nil, culprits)
+    }
+
+    /// Sets the view's height and waits (0.5 s at most) until the page's viewport has it.
+    private func resizeView(to height: Double) async {
+        view.setViewportHeight(height)
+        let expected = view.expectedInnerHeight(for: height)
+        let deadline = now + 0.5
+        while !Task.isCancelled {
+            if case .success(let json) = await evaluate("window.innerHeight"), let inner = Double(json),
+               abs(inner - expected) < 1 { return }
+            if now >= deadline {
+                note("the viewport did not take its new height within 0.5 s")
+                return
             }
+            await GLibClock.sleep(0.01)
         }
-    }
-
-    /// The probe's value now, not recorded in the session.
-    private func silentRead(then: @escaping (Double?) -> Void) {
-        guard !ended, let view else { return }
-        view.evaluate(ProbeScript.measureCall) { [weak self] result in
-            guard let self, !self.ended else { return }
-            if case .success(let json) = result { then(ProbeReading.decode(json)?.value) } else { then(nil) }
-        }
-    }
-
-    private func waitForViewport(expected: Double, deadline: Double, then: @escaping () -> Void) {
-        guard !ended, let view else { return }
-        view.evaluate("window.innerHeight") { [weak self] result in
-            guard let self, !self.ended else { return }
-            if case .success(let json) = result, let inner = Double(json), abs(inner - expected) < 1 {
-                then()
-            } else if self.now >= deadline {
-                self.note("the viewport did not take its new height within 0.5 s")
-                then()
-            } else {
-                self.after(0.01) { self.waitForViewport(expected: expected, deadline: deadline, then: then) }
-            }
-        }
-    }
-
-    // MARK: - Timers
-
-    private func after(_ seconds: Double, _ job: @escaping () -> Void) {
-        timers.append(GLibTimer(after: seconds, job))
-    }
-
-    private func at(_ time: Double, _ job: @escaping () -> Void) {
-        after(max(0, time - now), job)
     }
 
     // MARK: - The end
 
-    private func end(_ reason: EndReason) {
-        guard !ended else { return }
-        ended = true
-        let endedAt = now
-        timers.forEach { $0.cancel() }
-        timers = []
-        settleTimer?.cancel()
-        note("ended: \(reason)")
+    /// The report: the session's verdict, with the final metrics, the page's text when the
+    /// verdict falls back to it, and the snapshot.
+    private func report(for reason: EndReason, endedAt: Double) async -> PageReport {
         var builder = ReportBuilder(url: source.url, session: session, end: reason, endedAt: endedAt)
         builder.engine = engineWork
         builder.verdictDue = session.settleCheckAt
         builder.verdictLayout = lastLayoutSeconds
         builder.stoppedNavigations = stoppedNavigations
-        let usable: Bool
-        switch reason {
-        case .loadFailed, .crashed, .javascriptDisabled: usable = false
-        // A load that never finished (a script that never yields while parsing) would not answer
-        // either: do not wait for it past the timeout.
-        case .timedOut(let stalledSince): usable = stalledSince == nil && session.finishedAt != nil
-        default: usable = true
-        }
-        finalMetrics(usable: usable) { [self] reading in
-            builder.metrics = reading?.metrics
-            builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
-            let needsText = builder.verdict().0 == .fallback
-            pageText(needed: needsText, usable: usable) { [self] text in
-                builder.text = text
-                var report = builder.build()
-                takeSnapshot(usable: usable || reason == .javascriptDisabled) { [self] error in
-                    if let snapshotPath {
-                        if let error { report.snapshotError = error } else { report.snapshot = snapshotPath }
-                    }
-                    note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
-                    guard let view else {
-                        completion(report)
-                        keepAlive = nil
-                        return
-                    }
-                    if case .crashed = reason { view.retire() }
-                    if self.freshView { view.retire() }
-                    if case .timedOut = reason {
-                        // A page that never finished or stalled may still be spinning: its
-                        // web process must not measure the next page, nor outlive us.
-                        view.terminateWebProcess()
-                        view.retire()
-                    }
-                    self.view = nil
-                    // Not now: end() may run inside one of the view's own signals
-                    // (web-process-terminated, load-failed), and WebKit still uses the view
-                    // after the handler returns. Closing or loading it there crashes.
-                    // The report waits for the view to be back in the pool (blank, a few ms).
-                    _ = GLibTimer(after: 0) { [self] in
-                        pool.checkin(view, options: options) {
-                            self.completion(report)
-                            self.keepAlive = nil
-                        }
-                    }
+        let usable = reason.pageCanAnswer(loadFinished: session.finishedAt != nil)
+        let reading = usable ? await finalReading() : nil
+        builder.metrics = reading?.metrics
+        builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
+        if builder.verdict().0 == .fallback { builder.text = await pageText() }
+        var report = builder.build()
+        if let snapshotPath {
+            let error = usable || reason == .javascriptDisabled
+                ? await firstOf(within: 10, fallback: "the snapshot did not arrive within 10 s") {
+                    await self.view.snapshot(to: snapshotPath)
                 }
-            }
+                : "the page could not be drawn"
+            if let error { report.snapshotError = error } else { report.snapshot = snapshotPath }
         }
+        note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
+        return report
     }
 
-    /// A final reading with all metrics side by side and the document's mode, unless the page
-    /// cannot answer (then nil, within a second).
-    private func finalMetrics(usable: Bool, then: @escaping (ProbeReading?) -> Void) {
-        guard usable, let view else { return then(nil) }
-        let once = Once(then)
-        let guardTimer = GLibTimer(after: Self.stallAfter) { once.call(nil) }
-        view.evaluate(ProbeScript.measureAllCall) { result in
-            guardTimer.cancel()
-            if case .success(let json) = result { once.call(ProbeReading.decode(json)) } else { once.call(nil) }
+    /// A final reading with all metrics side by side and the document's mode, within a second.
+    private func finalReading() async -> ProbeReading? {
+        await firstOf(within: Self.stallAfter, fallback: nil) {
+            guard case .success(let json) = await self.view.evaluate(ProbeScript.measureAllCall) else { return nil }
+            return ProbeReading.decode(json)
         }
     }
 
     /// The page's plain text for the fallback estimate: from the input when we have it, else
-    /// from the loaded main resource.
-    private func pageText(needed: Bool, usable: Bool, then: @escaping (PlainText?) -> Void) {
-        guard needed else { return then(nil) }
+    /// from the loaded main resource (within a second).
+    private func pageText() async -> PlainText? {
         switch source {
         case .html(let html, _):
-            return then(PlainText(html: html))
+            return PlainText(html: html)
         case .file(let path):
             if let data = FileManager.default.contents(atPath: path) {
-                return then(PlainText(html: String(decoding: data, as: UTF8.self)))
+                return PlainText(html: String(decoding: data, as: UTF8.self))
             }
         case .url:
             break
         }
-        guard let view else { return then(nil) }
-        let once = Once(then)
-        let guardTimer = GLibTimer(after: Self.stallAfter) { once.call(nil) }
-        view.mainResourceData { data in
-            guardTimer.cancel()
-            once.call(data.map { PlainText(html: String(decoding: $0, as: UTF8.self)) })
+        return await firstOf(within: Self.stallAfter, fallback: nil) {
+            await self.view.mainResourceData().map { PlainText(html: String(decoding: $0, as: UTF8.self)) }
         }
     }
 
-    private func takeSnapshot(usable: Bool, then: @escaping (String?) -> Void) {
-        guard let snapshotPath else { return then(nil) }
-        guard usable, let view else { return then("the page could not be drawn") }
-        let once = Once(then)
-        let guardTimer = GLibTimer(after: 10) { once.call("the snapshot did not arrive within 10 s") }
-        view.snapshot(to: snapshotPath) { error in
-            guardTimer.cancel()
-            once.call(error)
+    /// Gives the view back to its pool, or retires it: a crashed one, one used for a single
+    /// page, and one whose page may still be spinning (a timeout), whose web process must not
+    /// measure the next page nor outlive us. Returns once the view is back (blank, a few ms).
+    private func giveBack(after reason: EndReason) async {
+        if case .crashed = reason { view.retire() }
+        if freshView { view.retire() }
+        if case .timedOut = reason {
+            view.terminateWebProcess()
+            view.retire()
         }
-    }
-}
-
-/// Calls a completion at most once (an answer and its guard timer race).
-final class Once<Value> {
-    private var body: ((Value) -> Void)?
-    init(_ body: @escaping (Value) -> Void) { self.body = body }
-    func call(_ value: Value) {
-        let body = self.body
-        self.body = nil
-        body?(value)
+        await pool.checkin(view, options: options)
     }
 }

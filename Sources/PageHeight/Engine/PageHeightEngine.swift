@@ -10,9 +10,7 @@ import Foundation
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
     private let thread: GLibThread
-    /// GLib thread only: one pool (and web context) per network mode, made on first use.
-    nonisolated(unsafe) private var pools: [String: ViewPool] = [:]
-    nonisolated(unsafe) private var refusingPort: RefusingPort?
+    private let pools = EnginePools()
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: PageHeightEngine?
@@ -79,32 +77,6 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// The kernel's id of the engine's thread (its entry under /proc/self/task).
     var threadID: Int32 { thread.kernelID }
 
-    /// The pool for the network mode of `options`. Offline, the context sends every request for
-    /// anything but loopback to a refusing proxy; in block mode its views also carry the
-    /// content filter that stops those requests before they are sent (the proxy stays, for what
-    /// the filter does not see). GLib thread only.
-    private func pool(for options: MeasureOptions) throws -> ViewPool {
-        let mode = options.offline ? options.offlineMode.rawValue : "online"
-        if let pool = pools[mode] { return pool }
-        let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
-        if let pool = pools[mode] { return pool } // made by a page that asked while the filter compiled
-        // A page that allocates without end gets its web process killed at 2 GB (checked
-        // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
-        let context = ph_web_context_new(2048, 1.0, try PrivateDirectory.path())!
-        // WebKit's default model: the document-viewer one changed some pages' layout.
-        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
-        webkit_web_context_set_spell_checking_enabled(context, 0)
-        if options.offline {
-            let port = try refusingPort ?? RefusingPort()
-            refusingPort = port
-            ph_web_context_route_through_proxy(context, port.proxyURI)
-        }
-        MemoryWatchdog.shared.start()
-        let pool = ViewPool(context: OpaquePointer(context), filter: filter)
-        pools[mode] = pool
-        return pool
-    }
-
     /// Measures one page; never throws: a page that cannot be measured is a report with a status.
     /// - Parameters:
     ///   - snapshot: where to write a full-document PNG of the final state.
@@ -114,25 +86,24 @@ public final class PageHeightEngine: @unchecked Sendable {
     public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
                         freshView: Bool = false,
                         log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
-        await withCheckedContinuation { continuation in
-            thread.perform { [self] in
-                let pool: ViewPool
-                let boundary: OpaquePointer
-                do {
-                    pool = try self.pool(for: options)
-                    boundary = try BoundaryFilters.filter(for: page, options: options)
-                } catch {
-                    let session = MeasurementSession(options: options)
-                    return continuation.resume(returning: ReportBuilder(
-                        url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build())
-                }
-                let driver = MeasurementDriver(pool: pool, source: page, boundary: boundary, options: options,
-                                               snapshotPath: snapshot, freshView: freshView, log: log) { report in
-                    continuation.resume(returning: report)
-                }
-                driver.start()
-            }
+        await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView, log: log, pools: pools)
+    }
+
+    @GLibActor
+    private static func measure(_ page: PageSource, options: MeasureOptions, snapshot: String?, freshView: Bool,
+                                log: @escaping @Sendable (String) -> Void, pools: EnginePools) async -> PageReport {
+        let pool: ViewPool
+        let boundary: OpaquePointer
+        do {
+            pool = try pools.pool(for: options)
+            boundary = try BoundaryFilters.filter(for: page, options: options)
+        } catch {
+            let session = MeasurementSession(options: options)
+            return ReportBuilder(url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build()
         }
+        let driver = MeasurementDriver(pool: pool, source: page, boundary: boundary, options: options,
+                                       snapshotPath: snapshot, freshView: freshView, log: log)
+        return await driver.run()
     }
 
     /// What to say when the display goes away (our Xvfb killed, the X server gone): GTK cannot go
@@ -170,5 +141,40 @@ private enum DisplayLoss {
             FileHandle.standardError.write(Data("Error: the display went away (\(ProcessInfo.processInfo.environment["DISPLAY"] ?? "")); the engine cannot go on\n".utf8))
         }
         PrivateDirectory.remove()
+    }
+}
+
+/// One view pool (and web context) per network mode, made on first use.
+@GLibActor
+final class EnginePools {
+    private var pools: [String: ViewPool] = [:]
+    private var refusingPort: RefusingPort?
+
+    nonisolated init() {}
+
+    /// The pool for the network mode of `options`. Offline, the context sends every request for
+    /// anything but loopback to a refusing proxy; in block mode its views also carry the
+    /// content filter that stops those requests before they are sent (the proxy stays, for what
+    /// the filter does not see). 
+    func pool(for options: MeasureOptions) throws -> ViewPool {
+        let mode = options.offline ? options.offlineMode.rawValue : "online"
+        if let pool = pools[mode] { return pool }
+        let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
+        if let pool = pools[mode] { return pool } // made by a page that asked while the filter compiled
+        // A page that allocates without end gets its web process killed at 2 GB (checked
+        // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
+        let context = ph_web_context_new(2048, 1.0, try PrivateDirectory.path())!
+        // WebKit's default model: the document-viewer one changed some pages' layout.
+        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
+        webkit_web_context_set_spell_checking_enabled(context, 0)
+        if options.offline {
+            let port = try refusingPort ?? RefusingPort()
+            refusingPort = port
+            ph_web_context_route_through_proxy(context, port.proxyURI)
+        }
+        MemoryWatchdog.shared.start()
+        let pool = ViewPool(context: OpaquePointer(context), filter: filter)
+        pools[mode] = pool
+        return pool
     }
 }

@@ -2,27 +2,79 @@ import CPageHeightShim
 import CWebKit
 import Foundation
 
+/// What a view's signals told, in order: the load's progress, a failed load, a web process that
+/// ended, and the probe's messages.
+enum ViewEvent: Sendable {
+    enum Load: Sendable { case started, redirected, committed, finished }
+    case load(Load)
+    case loadFailed(uri: String, domain: String, code: Int32, message: String)
+    case processTerminated(LoadOutcome.ProcessEnd)
+    case probeMessage(String)
+}
+
 /// One off-screen web view: a WebKitWebView in a shown GtkOffscreenWindow, with the probe
-/// injected and every result-changing setting set explicitly. GLib thread only.
+/// injected and every result-changing setting set explicitly.
 ///
 /// Owns its window (which owns the view) and its content manager; `close()` or deinit
-/// destroys them. Signal handlers hold the `PageView.Events` box, released by GLib when the
-/// handler is disconnected.
+/// destroys them. Every signal handler carries the view's `Inbox` (released by GLib when the
+/// handler is disconnected), which queues what the signals tell for `next(until:)`: the view
+/// holds the inbox, nothing in the inbox holds the view.
+@GLibActor
 final class PageView {
-    /// What the view tells its owner. Set before loading; called on the GLib thread.
-    final class Events {
-        var loadChanged: (WebKitLoadEvent) -> Void = { _ in }
-        var loadFailed: (_ uri: String, _ domain: String, _ code: Int32, _ message: String) -> Void = { _, _, _, _ in }
-        var processTerminated: (WebKitWebProcessTerminationReason) -> Void = { _ in }
-        var probeMessage: (String) -> Void = { _ in }
+    /// The view's signals, queued in order, for one reader at a time.
+    @GLibActor
+    final class Inbox {
+        private var queue: [ViewEvent] = []
+        private var waiter: CheckedContinuation<ViewEvent?, Never>?
+        private var waits = 0
         /// Set while the view's web process is being replaced on purpose (`renewWebProcess`):
         /// that termination is not reported.
         var renewing = false
         /// The target of the last navigation action (the page's own, or one it starts).
         var lastNavigationTarget = ""
+
+        func post(_ event: ViewEvent) {
+            if let waiter {
+                self.waiter = nil
+                waiter.resume(returning: event)
+            } else {
+                queue.append(event)
+            }
+        }
+
+        /// Forgets what was queued (another page's late signals).
+        func clear() { queue.removeAll() }
+
+        /// The next event, or nil when `deadline` (monotonic seconds) passed first or the task
+        /// was cancelled.
+        func next(until deadline: Double? = nil, precise: Bool = false) async -> ViewEvent? {
+            if !queue.isEmpty { return queue.removeFirst() }
+            guard !Task.isCancelled else { return nil }
+            waits += 1
+            let wait = waits
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    waiter = continuation
+                    if let deadline {
+                        Task { @GLibActor in
+                            await GLibClock.sleep(max(0, deadline - GLibClock.now), precise: precise)
+                            self.expire(wait)
+                        }
+                    }
+                }
+            } onCancel: {
+                Task { @GLibActor in self.expire(wait) }
+            }
+        }
+
+        private func expire(_ wait: Int) {
+            guard wait == waits, let waiter else { return }
+            self.waiter = nil
+            waiter.resume(returning: nil)
+        }
     }
 
-    let events = Events()
+    let inbox = Inbox()
     /// Pages measured in this view's current web process; the pool renews the process after a
     /// number of them.
     var uses = 0
@@ -91,35 +143,50 @@ final class PageView {
         webkit_user_content_manager_register_script_message_handler_in_world(manager, ProbeScript.messageHandler,
                                                                              ProbeScript.world)
 
-        let box = { Unmanaged.passRetained(self.events).toOpaque() }
-        let release: GClosureNotify = { data, _ in Unmanaged<Events>.fromOpaque(data!).release() }
+        // The trampolines run inside the signal on the GLib thread and only queue what they were told.
+        let box = { Unmanaged.passRetained(self.inbox).toOpaque() }
+        let release: GClosureNotify = { data, _ in Unmanaged<Inbox>.fromOpaque(data!).release() }
         ph_connect_load_changed(view, { _, event, data in
-            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().loadChanged(event)
+            let load: ViewEvent.Load? = switch event {
+            case WEBKIT_LOAD_STARTED: .started
+            case WEBKIT_LOAD_REDIRECTED: .redirected
+            case WEBKIT_LOAD_COMMITTED: .committed
+            case WEBKIT_LOAD_FINISHED: .finished
+            default: nil
+            }
+            guard let load else { return }
+            GLibActor.assumeIsolated { PageView.inbox(data).post(.load(load)) }
         }, box(), release)
         ph_connect_load_failed(view, { _, _, uri, error, data in
-            let events = Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue()
             let domain = error.map { String(cString: g_quark_to_string($0.pointee.domain)) } ?? "unknown"
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            events.loadFailed(uri.map { String(cString: $0) } ?? "", domain, error?.pointee.code ?? 0, message)
+            let event = ViewEvent.loadFailed(uri: uri.map { String(cString: $0) } ?? "", domain: domain,
+                                             code: error?.pointee.code ?? 0, message: message)
+            GLibActor.assumeIsolated { PageView.inbox(data).post(event) }
             return 1 // handled: no error page is loaded
         }, box(), release)
         ph_connect_process_terminated(view, { _, reason, data in
-            let events = Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue()
-            if events.renewing, reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API {
-                events.renewing = false
-                return
+            let end: LoadOutcome.ProcessEnd = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? .exceededMemoryLimit
+                : reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? .terminatedByAPI : .crashed
+            GLibActor.assumeIsolated {
+                let inbox = PageView.inbox(data)
+                if inbox.renewing, end == .terminatedByAPI {
+                    inbox.renewing = false
+                    return
+                }
+                inbox.post(.processTerminated(end))
             }
-            events.processTerminated(reason)
         }, box(), release)
         ph_connect_navigation_targets(view, { uri, data in
-            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().lastNavigationTarget = uri.map { String(cString: $0) } ?? ""
+            let target = uri.map { String(cString: $0) } ?? ""
+            GLibActor.assumeIsolated { PageView.inbox(data).lastNavigationTarget = target }
         }, box(), release)
         ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
             guard let result, let value = webkit_javascript_result_get_js_value(result),
                   let text = jsc_value_to_string(value) else { return }
             let message = String(cString: text)
             g_free(text)
-            Unmanaged<Events>.fromOpaque(data!).takeUnretainedValue().probeMessage(message)
+            GLibActor.assumeIsolated { PageView.inbox(data).post(.probeMessage(message)) }
         }, box(), release)
 
         let offscreen = gtk_offscreen_window_new()!
@@ -132,7 +199,12 @@ final class PageView {
         ph_window_skip_drawing(offscreen) // shown for WebKit, never looked at (once realized)
     }
 
-    deinit {
+    /// The inbox a signal handler was connected with.
+    private static func inbox(_ data: UnsafeMutableRawPointer?) -> Inbox {
+        Unmanaged<Inbox>.fromOpaque(data!).takeUnretainedValue()
+    }
+
+    isolated deinit {
         close()
         g_object_unref(UnsafeMutableRawPointer(view))
         g_object_unref(UnsafeMutableRawPointer(manager))
@@ -143,49 +215,47 @@ final class PageView {
     /// its verdict, a load event still on its way, the view height fit mode gave it. Without
     /// this a batch could hand one page's load events, and so its height, to the next page, or
     /// lay the next page out in a viewport still as tall as the last (a 100vh page then
-    /// measures that). `done(true)` once the view has finished loading and the document itself
+    /// measures that). True once the view has finished loading and the document itself
     /// says it is that blank page, complete, with that viewport: the view's URI changes as soon
     /// as a load is asked for and a resize takes 20-40 ms, so only the page can tell, and the
     /// title is new each time, so that a page that failed to load (still the initial
-    /// about:blank) cannot pass for it. `done(false)` if that did not happen within a second,
+    /// about:blank) cannot pass for it. False if that did not happen within a second,
     /// or the view cannot run JavaScript: then the view must not be reused.
-    func blank(height: Double, _ done: @escaping (Bool) -> Void) {
-        let once = Once(done)
-        guard javascript, reusable else { return once.call(false) }
+    func blank(height: Double) async -> Bool {
+        guard javascript, reusable else { return false }
         Self.blanks += 1
         let title = "pageheight-blank-\(Self.blanks)"
         let prefix = "\(title) complete "
         let expected = prefix + "\(Int(expectedInnerHeight(for: height)))"
-        var finished = false, gaveUp = false
-        let guardTimer = GLibTimer(after: 1) {
-            gaveUp = true
-            once.call(false)
-        }
-        func check() {
-            guard finished, !gaveUp else { return }
-            evaluate("document.title + ' ' + document.readyState + ' ' + window.innerHeight") { [weak self] result in
-                guard let self, case .success(let text) = result, text.hasPrefix(prefix) else { return }
-                // The blank document's own load-finished comes before this answer (the web
-                // process reports a load complete before it runs the next script).
-                if text == expected && webkit_web_view_is_loading(self.view) == 0 {
-                    guardTimer.cancel()
-                    self.events.loadChanged = { _ in }
-                    once.call(true)
-                } else {
-                    _ = GLibTimer(after: 0.01) { check() } // still resizing, or still loading
-                }
-            }
-        }
-        events.loadFailed = { _, _, _, _ in }
-        events.probeMessage = { _ in }
-        events.processTerminated = { [weak self] _ in self?.reusable = false }
-        events.loadChanged = { event in
-            guard event == WEBKIT_LOAD_FINISHED else { return }
-            finished = true
-            check()
-        }
+        let deadline = GLibClock.now + 1
+        inbox.clear()
         setViewportHeight(height)
         noteWebProcess { webkit_web_view_load_uri(view, "data:text/html,%3Ctitle%3E\(title)%3C%2Ftitle%3E") }
+        var finished = false
+        while GLibClock.now < deadline {
+            if !finished {
+                switch await inbox.next(until: deadline) {
+                case nil: return false
+                case .load(.finished)?: finished = true
+                case .processTerminated?:
+                    reusable = false
+                    return false
+                default: continue
+                }
+            }
+            let result = await firstOf(within: max(0, deadline - GLibClock.now), fallback: .failure(JavaScriptError(message: "no answer"))) {
+                await self.evaluate("document.title + ' ' + document.readyState + ' ' + window.innerHeight")
+            }
+            guard case .success(let text) = result, text.hasPrefix(prefix) else {
+                finished = false // not the blank page yet: wait for its load to finish
+                continue
+            }
+            // The blank document's own load-finished comes before this answer (the web
+            // process reports a load complete before it runs the next script).
+            if text == expected && webkit_web_view_is_loading(view) == 0 { return true }
+            await GLibClock.sleep(0.01) // still resizing, or still loading
+        }
+        return false
     }
 
     /// Runs `load`; when it starts the view's web process, notes that process's pid.
@@ -198,8 +268,8 @@ final class PageView {
         webProcess = started.count == 1 ? started.first : nil
     }
 
-    /// Blank pages loaded so far (their titles tell them apart). GLib thread only.
-    nonisolated(unsafe) private static var blanks = 0
+    /// Blank pages loaded so far (their titles tell them apart).
+    private static var blanks = 0
 
     /// Kills the view's web process (a page stuck in a busy loop keeps spinning otherwise).
     func terminateWebProcess() {
@@ -212,7 +282,7 @@ final class PageView {
     /// when it is destroyed (about 60 KB a view: a batch's RSS grew by 12.5 KB a page when
     /// views were replaced every 5 pages, 2.7 KB with every 50).
     func renewWebProcess() {
-        events.renewing = true
+        inbox.renewing = true
         webkit_web_view_terminate_web_process(view)
         uses = 0
         renewed = true
@@ -275,8 +345,8 @@ final class PageView {
     }
 
     private func disconnectAll(_ instance: UnsafeMutableRawPointer) {
-        // Every handler we connected carries an Events box as its data; GLib releases each box.
-        let data = Unmanaged.passUnretained(events).toOpaque()
+        // Every handler we connected carries the inbox as its data; GLib releases each reference.
+        let data = Unmanaged.passUnretained(inbox).toOpaque()
         g_signal_handlers_disconnect_matched(instance, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, data)
     }
 
@@ -342,62 +412,55 @@ final class PageView {
         }
     }
 
-    /// Evaluates `script` in the page; the completion gets the result (a string as its text, any
-    /// other value as JSON) or an error text.
-    func evaluate(_ script: String, completion: @escaping (Result<String, JavaScriptError>) -> Void) {
-        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
-        ph_evaluate(view, script, ProbeScript.world, nil, { json, error, data in
-            let completion = Unmanaged<CompletionBox<Result<String, JavaScriptError>>>.fromOpaque(data!).takeRetainedValue()
-            if let json {
-                completion.body(.success(String(cString: json)))
-            } else {
-                completion.body(.failure(JavaScriptError(message: error.map { String(cString: $0) } ?? "no result")))
-            }
-        }, box)
+    /// Evaluates `script` in the probe's world; the result is a string as its text, any other
+    /// value as JSON, or an error text.
+    func evaluate(_ script: String) async -> Result<String, JavaScriptError> {
+        typealias Bridge = CallbackBridge<Result<String, JavaScriptError>>
+        return await Bridge.await(cancelled: .failure(JavaScriptError(message: "cancelled"))) { context in
+            ph_evaluate(view, script, ProbeScript.world, nil, { json, error, data in
+                let result: Result<String, JavaScriptError> = json.map { .success(String(cString: $0)) }
+                    ?? .failure(JavaScriptError(message: error.map { String(cString: $0) } ?? "no result"))
+                Bridge.resume(data, with: result)
+            }, context)
+        }
     }
 
     /// The view's requests (of any frame, any kind) that started and have not finished.
     var requestsInFlight: Int { Int(ph_requests_in_flight(view)) }
 
-    /// Writes a full-document PNG of the current state to `path`.
-    func snapshot(to path: String, completion: @escaping (String?) -> Void) {
-        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
-        ph_snapshot_png(view, path, nil, { error, data in
-            let completion = Unmanaged<CompletionBox<String?>>.fromOpaque(data!).takeRetainedValue()
-            completion.body(error.map { String(cString: $0) })
-        }, box)
+    /// Writes a full-document PNG of the current state to `path`; nil, or what went wrong.
+    func snapshot(to path: String) async -> String? {
+        await CallbackBridge<String?>.await(cancelled: "cancelled") { context in
+            ph_snapshot_png(view, path, nil, { error, data in
+                CallbackBridge<String?>.resume(data, with: error.map { String(cString: $0) })
+            }, context)
+        }
     }
 
     /// Forgets what pages stored in this view's own data store (cookies, local and session
     /// storage, databases, service workers), so that the next page starts as the first did.
-    /// `done(false)` if WebKit could not: then the view must not be reused.
-    func forgetWebsiteData(_ done: @escaping (Bool) -> Void) {
-        let box = Unmanaged.passRetained(CompletionBox(done)).toOpaque()
-        ph_web_view_clear_website_data(view, { error, data in
-            let completion = Unmanaged<CompletionBox<Bool>>.fromOpaque(data!).takeRetainedValue()
-            completion.body(error == nil)
-        }, box)
+    /// False if WebKit could not: then the view must not be reused.
+    func forgetWebsiteData() async -> Bool {
+        await CallbackBridge<Bool>.await(cancelled: false) { context in
+            ph_web_view_clear_website_data(view, { error, data in
+                CallbackBridge<Bool>.resume(data, with: error == nil)
+            }, context)
+        }
     }
 
     /// The bytes of the main resource as loaded (for the text-length fallback).
-    func mainResourceData(completion: @escaping (Data?) -> Void) {
-        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
-        ph_main_resource_data(view, nil, { bytes, length, _, data in
-            let completion = Unmanaged<CompletionBox<Data?>>.fromOpaque(data!).takeRetainedValue()
-            completion.body(bytes.map { Data(bytes: $0, count: Int(length)) })
-        }, box)
+    func mainResourceData() async -> Data? {
+        await CallbackBridge<Data?>.await(cancelled: nil) { context in
+            ph_main_resource_data(view, nil, { bytes, length, _, data in
+                CallbackBridge<Data?>.resume(data, with: bytes.map { Data(bytes: $0, count: Int(length)) })
+            }, context)
+        }
     }
 }
 
 /// A failed JavaScript evaluation, as WebKit described it.
 struct JavaScriptError: Error {
     var message: String
-}
-
-/// A one-shot async callback's context, retained until the callback runs once.
-private final class CompletionBox<Value> {
-    let body: (Value) -> Void
-    init(_ body: @escaping (Value) -> Void) { self.body = body }
 }
 
 /// Reason phrases for the HTTP statuses a page load most often ends with.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A view is reused only with the settings it was made with (the key), only while its web
 /// process is alive; after `maxUses` pages its web process is replaced, so memory stays flat.
-/// GLib thread only.
+@GLibActor
 final class ViewPool {
     private let context: OpaquePointer
     /// The content filter every view of this pool carries (`--offline=block`), if any.
@@ -18,7 +18,7 @@ final class ViewPool {
     /// quick rule's throughput at four jobs against 50, little in default mode. 5 against 10:
     /// one job's quick-rule peak 291-295 MB against 299-302 (three runs each), and quick-rule
     /// throughput at four jobs within the noise (7.73 and 8.68 pages/s against 8.66 and 8.06).
-    static let maxUses = 5
+    nonisolated static let maxUses = 5
     /// A web process whose private memory reaches this after a page is replaced before its next
     /// page, however few pages it measured. On the 185 corpus pages in default mode at one job, a
     /// process held about 38 MB after one page and 45 MB after five, but 145-160 MB after a page
@@ -27,7 +27,7 @@ final class ViewPool {
     /// 270 MB with this bound as well, in the same wall time (288 s against 286). Judged by each
     /// view's own web process (`PageView.webProcess`), it holds at more jobs too: default mode's
     /// peak at two jobs 490 -> 408 MB, at four 586 -> 494 MB, at the same pages/s.
-    static let maxPrivateMemory = 64 << 20
+    nonisolated static let maxPrivateMemory = 64 << 20
     /// Views checked out and not yet back.
     private var measuring = 0
     /// Idle views kept per key at most.
@@ -52,35 +52,21 @@ final class ViewPool {
     /// Returns a view after a page. A view that can be reused is kept for the next page once
     /// it is blank again (`PageView.blank`) and has forgotten what the page stored (its
     /// cookies, storage and databases: a page must measure the same whichever pages came before
-    /// it in the view), else closed; `then` runs when the view is back or
-    /// gone (a few ms), so that the next page gets it back rather than a new web process.
-    func checkin(_ view: PageView, options: MeasureOptions, then: @escaping () -> Void) {
+    /// it in the view), else closed; returns when the view is back or gone (a few ms), so that
+    /// the next page gets it back rather than a new web process.
+    func checkin(_ view: PageView, options: MeasureOptions) async {
         let alone = measuring == 1
         measuring -= 1
         IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
         view.uses += 1
         let key = Self.key(options)
-        guard view.reusable, (idle[key]?.count ?? 0) < maxIdle else {
-            view.close()
-            return then()
-        }
+        guard view.reusable, (idle[key]?.count ?? 0) < maxIdle else { return view.close() }
         if view.uses >= Self.maxUses || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
         }
-        view.blank(height: Double(options.height)) { [self] clean in
-            guard clean else {
-                view.close()
-                return then()
-            }
-            view.forgetWebsiteData { [self] forgotten in
-                if forgotten, (idle[key]?.count ?? 0) < maxIdle {
-                    idle[key, default: []].append(view)
-                } else {
-                    view.close()
-                }
-                then()
-            }
-        }
+        guard await view.blank(height: Double(options.height)), await view.forgetWebsiteData(),
+              (idle[key]?.count ?? 0) < maxIdle else { return view.close() }
+        idle[key, default: []].append(view)
     }
 
     /// The private memory of the view's web process. When its pid is not known (the load that

@@ -72,17 +72,19 @@ public struct MeasurementSession: Sendable {
         samples.append(sample)
         if let error { lastError = error }
         if let work { updatePending(work, at: sample.t) }
-        let moved: Bool
-        switch (anchor, sample.height) {
-        case (_, nil): moved = false  // an error tells nothing about the height
-        case (nil, .some): moved = true
-        case let (.some(old), .some(new)): moved = abs(new - old) > options.threshold
-        }
+        let moved = sample.height.map(moves) ?? false // an error tells nothing about the height
         if moved {
             anchor = sample.height
             lastMoveAt = sample.t
         }
         return moved
+    }
+
+    /// Whether a reading of `height` moves the anchor (more than the threshold from it, or the
+    /// first value).
+    public func moves(_ height: Double) -> Bool {
+        guard let anchor else { return true }
+        return abs(height - anchor) > options.threshold
     }
 
     /// How long fonts count as pending with no request of the view in flight: the request of a
