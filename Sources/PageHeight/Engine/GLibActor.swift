@@ -84,6 +84,8 @@ final class CallbackBridge<Value: Sendable>: Sendable {
             await withCheckedContinuation(isolation: isolation) { continuation in
                 let bridge = CallbackBridge(continuation)
                 holder.withLock { $0 = bridge }
+                // Cancelled before the handler could see the bridge: nothing to start.
+                if Task.isCancelled { return bridge.resume(returning: cancelled) }
                 start(Unmanaged.passRetained(bridge).toOpaque())
             }
         } onCancel: {

@@ -28,6 +28,11 @@ final class MeasurementDriver {
     private var stoppedNavigations: [String] = []
     private var engineWork = EngineWork()
     private var lastLayoutSeconds = 0.0
+    /// Virtual clock: the jumps taken so far, seconds (the page's time is real time plus this).
+    private var clockOffset = 0.0
+    /// Virtual clock: when the page's next timer is due (any, periodic too), seconds since the
+    /// load started, as the last reading said.
+    private var nextPageTimer: Double?
 
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
@@ -45,10 +50,17 @@ final class MeasurementDriver {
         self.view = pool.checkout(options, fresh: freshView)
     }
 
-    private var now: Double { GLibClock.now - startedAt }
+    /// Seconds since the load started: the page's time (virtual on the virtual clock).
+    private var now: Double { GLibClock.now - startedAt + clockOffset }
+    /// Seconds since the load started on the wall clock.
+    private var realNow: Double { GLibClock.now - startedAt }
+    private var virtualClock: Bool { options.clock == .virtual }
+
+    /// The monotonic time at which the page's time reaches `t`.
+    private func wallClock(_ t: Double) -> Double { startedAt + t - clockOffset }
 
     private func note(_ text: String) {
-        log(String(format: "%7.3f s  ", now) + text)
+        log(String(format: "%7.3f s  ", now) + (clockOffset > 0 ? String(format: "(real %.3f s)  ", realNow) : "") + text)
     }
 
     func run() async -> PageReport {
@@ -57,6 +69,7 @@ final class MeasurementDriver {
         // A blank page loaded after the change comes back only once the web process has it.
         if view.adopt(boundary) { _ = await view.blank(height: Double(options.height)) }
         view.inbox.clear()
+        view.setClock(virtual: virtualClock)
         startedAt = GLibClock.now
         startedEpoch = Date().timeIntervalSince1970
         let (reason, endedAt) = await measureWithinTimeout()
@@ -88,7 +101,8 @@ final class MeasurementDriver {
     private func timeout() async -> (EndReason, Double)? {
         await GLibClock.sleep(options.timeout)
         guard !Task.isCancelled else { return nil }
-        note("timeout after \(Seconds.format(options.timeout))")
+        note(virtualClock ? "the real-time cap passed: \(Seconds.format(options.timeout)) on the wall clock"
+            : "timeout after \(Seconds.format(options.timeout))")
         return (.timedOut(stalledSince: stalledSince), now)
     }
 
@@ -116,8 +130,9 @@ final class MeasurementDriver {
     /// Handles the view's events until the load finished; returns the end if the page ended first.
     private func waitForLoad() async -> EndReason? {
         var interrupted: (failure: String, deadline: Double)?
-        while session.finishedAt == nil {
-            let event = await view.inbox.next(until: interrupted.map { startedAt + $0.deadline })
+        // An interrupted load is followed by its load-finished: a replacement may still come.
+        while session.finishedAt == nil || (interrupted != nil && session.committedAt == nil) {
+            let event = await view.inbox.next(until: interrupted.map { wallClock($0.deadline) })
             guard !Task.isCancelled else { return nil }
             guard let event else {
                 if let interrupted, session.committedAt == nil { return .loadFailed(interrupted.failure) }
@@ -163,12 +178,11 @@ final class MeasurementDriver {
     private func loadChanged(_ load: ViewEvent.Load) -> EndReason? {
         switch load {
         case .started where session.committedAt != nil:
-            // Once the page committed, a new main-frame load is the page navigating away (a
-            // script, a meta refresh, a form): stop it and measure the page as it was.
+            // The page navigating away, which the view stopped at once (`PageView.Inbox`): the
+            // page is measured as it was.
             let target = view.inbox.lastNavigationTarget
             stoppedNavigations.append(target)
             note("the page navigated to \(target.prefix(200)): stopped")
-            view.stopLoading() // now: a local page would commit before the next loop turn
             session.stoppedLoads(at: now)
         case .committed where session.committedAt == nil:
             session.loadCommitted(at: now)
@@ -193,7 +207,8 @@ final class MeasurementDriver {
     private func probeMessage(_ json: String) {
         guard session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
         let t = now
-        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause)
+        noteClock(reading, at: t)
+        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause, real: real)
         let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view.requestsInFlight))
         note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
     }
@@ -211,10 +226,27 @@ final class MeasurementDriver {
     /// fits the view, until the session says the page is done.
     private func settle() async -> EndReason? {
         while !Task.isCancelled {
-            if let end = await afterReading() { return end }
+            // What the page told meanwhile (during a fit, a reading) comes first.
+            while let event = view.inbox.take() {
+                if case .end(let reason) = handle(event) { return reason }
+            }
+            switch await afterReading() {
+            case .end(let reason): return reason
+            case .again: continue
+            case .wait: break
+            }
             guard !Task.isCancelled else { return nil }
+            if virtualClock, now >= options.timeout { return .timedOut(stalledSince: nil) }
             let (at, precise, wake) = nextWake()
-            if let event = await view.inbox.next(until: startedAt + at, precise: precise) {
+            if virtualClock, let jump = jumpTarget(before: at, wake: wake) {
+                await advanceClock(to: jump.to, reason: jump.reason)
+                guard !Task.isCancelled else { return nil }
+                if jump.reason == "timer" {
+                    await refreshPending(cause: "timer")
+                    continue
+                }
+                if jump.reason == "timeout" { continue }
+            } else if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
                 guard !Task.isCancelled else { return nil }
                 if case .end(let reason) = handle(event) { return reason }
                 continue
@@ -227,7 +259,7 @@ final class MeasurementDriver {
             case .settleCheck:
                 await read(.poll, cause: "settle-check")
             case .refreshPending:
-                await refreshPending()
+                await refreshPending(cause: "pending-check")
             }
         }
         return nil
@@ -251,15 +283,22 @@ final class MeasurementDriver {
         return next
     }
 
+    private enum Next {
+        case end(EndReason)
+        /// The view was resized: look again before waiting.
+        case again
+        case wait
+    }
+
     /// After every reading: fit the view while the page holds still (resizing on every frame of
-    /// a transition is wasted work), then check for the end.
-    private func afterReading() async -> EndReason? {
-        while session.finishedAt != nil, session.pending.animations == 0, let target = session.fitTarget {
-            if let end = await fit(to: target) { return end }
-            guard !Task.isCancelled else { return nil }
+    /// a transition is wasted work), else check for the end.
+    private func afterReading() async -> Next {
+        if session.finishedAt != nil, session.pending.animations == 0, let target = session.fitTarget {
+            return await fit(to: target).map(Next.end) ?? .again
         }
-        guard session.isSettled(at: now) else { return nil }
-        return session.needsViewCheck ? await checkViewAtCap() : .settled
+        guard session.isSettled(at: now) else { return .wait }
+        if !session.needsViewCheck { return .end(.settled) }
+        return await checkViewAtCap().map(Next.end) ?? .again
     }
 
     // MARK: - Readings
@@ -292,11 +331,12 @@ final class MeasurementDriver {
         case .success(let json):
             reading = ProbeReading.decode(json)
             noteEngineWork(reading)
+            if let reading { noteClock(reading, at: t) }
             if reading == nil { error = "the probe is missing (the page replaced or blocked it)" }
         case .failure(let failure):
             error = failure.message
         }
-        let sample = HeightSample(t: t, height: reading?.value, source: source, poll: poll, cause: cause)
+        let sample = HeightSample(t: t, height: reading?.value, source: source, poll: poll, cause: cause, real: real)
         let moved = session.record(sample, pending: reading?.pendingWork(at: t, network: view.requestsInFlight), error: error)
         note(describe(sample, moved: moved, error: error))
         return reading?.value
@@ -321,13 +361,14 @@ final class MeasurementDriver {
     }
 
     /// Re-reads what is pending without adding a sample unless the height moved.
-    private func refreshPending() async {
+    private func refreshPending(cause: String) async {
         guard case .success(let json) = await evaluate(ProbeScript.measureCall), !Task.isCancelled,
               let reading = ProbeReading.decode(json) else { return }
         let t = now
+        noteClock(reading, at: t)
         let work = reading.pendingWork(at: t, network: view.requestsInFlight)
         if let value = reading.value, session.anchor != nil, session.moves(value) {
-            let sample = HeightSample(t: t, height: value, source: .poll, cause: "pending-check")
+            let sample = HeightSample(t: t, height: value, source: .poll, cause: cause, real: real)
             session.record(sample, pending: work)
             note(describe(sample, moved: true, error: nil))
         } else if let work {
@@ -339,6 +380,54 @@ final class MeasurementDriver {
     private func silentRead() async -> Double? {
         guard case .success(let json) = await evaluate(ProbeScript.measureCall) else { return nil }
         return ProbeReading.decode(json)?.value
+    }
+
+    // MARK: - Virtual clock
+
+    /// The wall-clock time to record with a reading, on the virtual clock.
+    private var real: Double? { virtualClock ? realNow : nil }
+
+    private func noteClock(_ reading: ProbeReading, at t: Double) {
+        guard virtualClock, let clock = reading.clock else { return }
+        nextPageTimer = clock.next.map { t + max(0, $0 - clock.now) / 1000 }
+    }
+
+    /// Where to move the page's clock instead of waiting for `at` in real time: when the page is
+    /// idle, to its next timer or to `at` (a poll, the settle check), whichever comes first, at
+    /// most to the timeout. Nil when there is nothing to jump over.
+    private func jumpTarget(before at: Double, wake: Wake) -> (to: Double, reason: String)? {
+        guard session.pageIsIdle(network: view.requestsInFlight) else { return nil }
+        var target: (to: Double, reason: String)
+        switch wake {
+        case .poll: target = (at, "poll")
+        case .settleCheck: target = (at, "settle-check")
+        case .refreshPending: target = (at, "pending-check") // animations: moved on with the clock
+        }
+        if let timer = nextPageTimer, timer < target.to { target = (timer, "timer") }
+        if options.timeout < target.to { target = (options.timeout, "timeout") }
+        return target.to > now + 0.0005 ? target : nil
+    }
+
+    /// Moves the page's clock (and the rules' time with it) to `t`, and waits until the page's
+    /// timers due by then have run.
+    private func advanceClock(to t: Double, reason: String) async {
+        let from = now
+        let delta = t - from
+        guard delta > 0 else { return }
+        let result = await evaluate(ProbeScript.advanceByCall(ms: delta * 1000))
+        guard !Task.isCancelled else { return }
+        clockOffset += delta
+        session.clockJumped(ClockJump(from: from, to: now, real: realNow, reason: reason))
+        note("clock: \(Seconds.format(from)) → \(Seconds.format(now)) (\(reason))")
+        guard case .success(let json) = result, let clock = ProbeReading.decodeClock(json) else { return }
+        // Timers that came due run in a task of their own, right after the jump.
+        var state = clock
+        for _ in 0..<20 where (state.next ?? .infinity) <= state.now {
+            await GLibClock.sleep(0.001)
+            guard case .success(let json) = await evaluate(ProbeScript.clockCall),
+                  let next = ProbeReading.decodeClock(json) else { return }
+            state = next
+        }
     }
 
     // MARK: - Fit mode
@@ -428,6 +517,7 @@ final class MeasurementDriver {
     /// verdict falls back to it, and the snapshot.
     private func report(for reason: EndReason, endedAt: Double) async -> PageReport {
         var builder = ReportBuilder(url: source.url, session: session, end: reason, endedAt: endedAt)
+        builder.realEnd = virtualClock ? endedAt - clockOffset : nil
         builder.engine = engineWork
         builder.verdictDue = session.settleCheckAt
         builder.verdictLayout = lastLayoutSeconds

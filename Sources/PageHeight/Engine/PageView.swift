@@ -42,8 +42,19 @@ final class PageView {
             }
         }
 
-        /// Forgets what was queued (another page's late signals).
-        func clear() { queue.removeAll() }
+        /// Whether the page loaded since the last `clear()` committed.
+        var committed = false
+
+        /// Forgets what was queued (another page's late signals), before a new page.
+        func clear() {
+            queue.removeAll()
+            committed = false
+        }
+
+        /// The next event if one is queued (no wait).
+        func take() -> ViewEvent? {
+            queue.isEmpty ? nil : queue.removeFirst()
+        }
 
         /// The next event, or nil when `deadline` (monotonic seconds) passed first or the task
         /// was cancelled.
@@ -146,7 +157,7 @@ final class PageView {
         // The trampolines run inside the signal on the GLib thread and only queue what they were told.
         let box = { Unmanaged.passRetained(self.inbox).toOpaque() }
         let release: GClosureNotify = { data, _ in Unmanaged<Inbox>.fromOpaque(data!).release() }
-        ph_connect_load_changed(view, { _, event, data in
+        ph_connect_load_changed(view, { view, event, data in
             let load: ViewEvent.Load? = switch event {
             case WEBKIT_LOAD_STARTED: .started
             case WEBKIT_LOAD_REDIRECTED: .redirected
@@ -155,7 +166,15 @@ final class PageView {
             default: nil
             }
             guard let load else { return }
-            GLibActor.assumeIsolated { PageView.inbox(data).post(.load(load)) }
+            GLibActor.assumeIsolated {
+                let inbox = PageView.inbox(data)
+                // Once the page committed, a new main-frame load is the page navigating away (a
+                // script, a meta refresh, a form): stopped here, inside the signal, as a local
+                // page would commit before the event is read.
+                if load == .started, inbox.committed { webkit_web_view_stop_loading(view) }
+                if load == .committed { inbox.committed = true }
+                inbox.post(.load(load))
+            }
         }, box(), release)
         ph_connect_load_failed(view, { _, _, uri, error, data in
             let domain = error.map { String(cString: g_quark_to_string($0.pointee.domain)) } ?? "unknown"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the probe returns from `measure()` or posts as a message, decoded from JSON.
-struct ProbeReading: Decodable {
+struct ProbeReading: Decodable, Sendable {
     struct Pending: Decodable {
         var document: Bool
         var images: Int
@@ -11,6 +11,9 @@ struct ProbeReading: Decodable {
         var timers: [Double]
         var animations: Int
     }
+
+    /// The page's clock (virtual clock only).
+    var clock: PageClock?
 
     var value: Double?
     var cause: String?

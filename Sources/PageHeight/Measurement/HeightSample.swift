@@ -19,15 +19,38 @@ public struct HeightSample: Codable, Sendable, Equatable {
     /// Why the reading was taken: the probe's cause (`resize-observer`, `image-load`,
     /// `font-load`, `mutation`, `transition-end`, ...) or a native step (`settle-check`).
     public var cause: String?
+    /// Seconds since the load started on the wall clock, when the page ran on the virtual clock
+    /// (`t` is then the page's virtual time); nil on the real clock, where the two are one.
+    public var real: Double?
 
-    public init(t: Double, height: Double?, source: Source, poll: Int? = nil, cause: String? = nil) {
+    public init(t: Double, height: Double?, source: Source, poll: Int? = nil, cause: String? = nil, real: Double? = nil) {
         self.t = t
         self.height = height
         self.source = source
         self.poll = poll
         self.cause = cause
+        self.real = real
     }
 
     /// Whether the reading is a height the reader app would use.
     public var isUsable: Bool { (height ?? 0) > 0 }
+}
+
+/// A jump of the page's virtual clock: the engine moved the page's time from `from` to `to`
+/// (seconds since the load started, virtual) at `real` seconds on the wall clock, because the page
+/// was idle and its next timer, or the rules' next step, was due at `to`.
+public struct ClockJump: Codable, Sendable, Equatable {
+    public var from: Double
+    public var to: Double
+    public var real: Double
+    /// What the jump was for: `timer` (the page's next timer), or the rules' next step
+    /// (`poll`, `settle-check`, `timeout`).
+    public var reason: String
+
+    public init(from: Double, to: Double, real: Double, reason: String) {
+        self.from = from
+        self.to = to
+        self.real = real
+        self.reason = reason
+    }
 }

@@ -31,6 +31,8 @@ public struct MeasurementSession: Sendable {
     public private(set) var fontsGivenUp: (reason: String, at: Double)?
     /// When the fonts began to load, as last reported (nil while none do).
     public private(set) var fontsLoadingSince: Double?
+    /// The page clock's jumps, in order (virtual clock only).
+    public private(set) var clockJumps: [ClockJump] = []
 
     /// The tallest view fit mode sets, device px: an offscreen surface is limited to 32767.
     public static let maxViewDevicePixels = 16384.0
@@ -58,6 +60,19 @@ public struct MeasurementSession: Sendable {
         guard pending.fonts else { return }
         pending.fonts = false
         if pending.isEmpty { pendingClearedAt = t }
+    }
+
+    /// The engine moved the page's virtual clock.
+    public mutating func clockJumped(_ jump: ClockJump) {
+        clockJumps.append(jump)
+    }
+
+    /// Whether the page does nothing the clock must wait for: no document, image, font or request
+    /// loading, no request of the view in flight (`network`, counted by the engine now). Timers
+    /// and animations are what a jump moves on.
+    public func pageIsIdle(network: Int) -> Bool {
+        guard finishedAt != nil, network == 0 else { return false }
+        return !pending.document && pending.images == 0 && !pending.fonts && pending.requests == 0
     }
 
     /// When each schedule poll is due, seconds since the load started (empty before load finished).

@@ -73,6 +73,9 @@ public struct Timings: Codable, Sendable, Equatable {
     public var settledAt: Double?
     /// When the report was made.
     public var total: Double = 0
+    /// When the report was made on the wall clock, when the page ran on the virtual clock
+    /// (every other time here is then virtual).
+    public var realTotal: Double?
 }
 
 /// The engine's own work for a page, to set pageheight's overhead against.
@@ -146,6 +149,8 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// Main-frame navigations the page started once it had committed (a script, a meta
     /// refresh): stopped, and the page measured as it was.
     public var stoppedNavigations: [String]?
+    /// The virtual clock's jumps (absent on the real clock).
+    public var clockJumps: [ClockJump]?
     /// The page's position in a batch list (0-based).
     public var index: Int?
     public var options: MeasureOptions

@@ -6,6 +6,8 @@ public struct ReportBuilder: Sendable {
     public var end: EndReason
     /// Seconds since the load started when the measurement ended.
     public var endedAt: Double
+    /// When the measurement ended on the wall clock, when the page ran on the virtual clock.
+    public var realEnd: Double?
     public var metrics: HeightMetrics?
     /// Whether the document is in quirks mode (no doctype), as read at the end.
     public var quirksMode: Bool?
@@ -74,6 +76,7 @@ public struct ReportBuilder: Sendable {
         timings.firstMeasurement = session.firstUsable?.t
         timings.settledAt = end == .settled ? endedAt : nil
         timings.total = endedAt
+        timings.realTotal = realEnd
 
         let pendingAtEnd = session.pending.isEmpty ? nil : session.pending
         var viewDependence = session.viewDependence
@@ -88,7 +91,7 @@ public struct ReportBuilder: Sendable {
            let loadWorkEnd = engine.loadWorkEnd ?? engine.loadEventEnd {
             overhead = max(0, finished - loadWorkEnd) + max(0, endedAt - due - verdictLayout)
         }
-        return PageReport(
+        var report = PageReport(
             url: url, status: status, message: message, height: height,
             total: height.map { options.header + $0 + options.footer },
             header: options.header, footer: options.footer, metric: options.metric,
@@ -97,6 +100,8 @@ public struct ReportBuilder: Sendable {
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
+        report.clockJumps = session.clockJumps.isEmpty ? nil : session.clockJumps
+        return report
     }
 
     /// The status, its message, and the height it reports (before any estimate).
