@@ -19,16 +19,29 @@ func run() async -> Int32 {
         return 0
     }
 
-    if arguments.command == .batch { return await runBatch(arguments) }
+    let template: ReaderTemplate?
+    do {
+        template = try arguments.template.map { try RegressionSuite.TemplateChoice($0, relativeTo: FileManager.default.currentDirectoryPath).load() }
+    } catch {
+        return usageError("\(error)")
+    }
+
+    if arguments.command == .batch { return await runBatch(arguments, template: template) }
 
     var sources: [PageSource] = []
     for page in arguments.pages {
         do {
-            sources.append(try PageSource.parse(page))
+            let source = try PageSource.parse(page)
+            if let template {
+                guard case .file(let path) = source else { return usageError("'--template' takes pages that are files (article fragments), not \(page)") }
+                sources.append(try template.page(forFragmentAt: path))
+            } else {
+                sources.append(source)
+            }
         } catch let error as InputError {
             return usageError("\(error)")
         } catch {
-            return 64
+            return usageError("\(error)")
         }
     }
 
@@ -73,7 +86,7 @@ func usageError(_ message: String) -> Int32 {
 }
 
 /// `pageheight batch [options] <list>`.
-func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
+func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) async -> Int32 {
     var list: PageList
     do {
         list = try PageList.read(arguments.pages[0])
@@ -117,7 +130,7 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
         FileHandle.standardError.write(Data("[\(index)] \(line)\n".utf8))
     }
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
-                             retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil,
+                             retries: arguments.retries, template: template, log: log, progress: showProgress ? BatchProgress() : nil,
                              steps: arguments.verbose ? pageSteps : nil) { error, summary in
         let resume = arguments.out.map { "; `--resume --out \($0)` continues" } ?? ""
         StandardOutput.fail(error, note: "\(summary.done) results were written before it\(resume)")

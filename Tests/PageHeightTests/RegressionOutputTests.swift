@@ -63,7 +63,7 @@ struct RegressionOutputTests {
         #expect(template.inserting("<p>é</p>") == "<!DOCTYPE html><body><p>é</p></body>")
         #expect(throws: TemplateError.self) { try ReaderTemplate(html: "<body></body>") }
         let fragment = RegressionSuiteTests.pages.appendingPathComponent("regression/fragment.html").path
-        guard case .html(let html, let base) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
+        guard case .html(let html, let base, _) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
             Issue.record("not an HTML page")
             return
         }
@@ -71,6 +71,39 @@ struct RegressionOutputTests {
                 base == RegressionSuiteTests.pages.appendingPathComponent("regression/").absoluteString)
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains(#"<meta charset="utf-8">"#))
         #expect(html.contains(#"<div id="readability-page-1" class="page">"#) && !html.contains("{{article}}"))
+    }
+
+    @Test func aTemplateFileIsBasedAtItsFolderAndTheFragmentsLinksPointAtTheFragmentsFolder() throws {
+        let site = RegressionSuiteTests.pages.appendingPathComponent("templates")
+        let template = try ReaderTemplate.load(site.appendingPathComponent("site/template.html").path)
+        guard case .html(let html, let base, let readable) = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path) else {
+            Issue.record("not an HTML page")
+            return
+        }
+        let articles = site.appendingPathComponent("articles", isDirectory: true).absoluteString
+        #expect(base == site.appendingPathComponent("site", isDirectory: true).absoluteString)
+        #expect(readable == [articles])
+        #expect(html.contains(#"<link rel="stylesheet" href="site.css">"#))
+        #expect(html.contains(#"<img src="\#(articles)block.png" alt="">"#), "\(html)")
+    }
+
+    @Test func fragmentLinksBecomeAbsoluteAndOthersStayAsWritten() {
+        let directory = "file:///site/articles/"
+        let fragment = #"""
+        <p data-src="x.png">src="text.png" stays</p><IMG SRC=a.png srcset="b.png 1x, c.png 2x,d.png 3x">
+        <a href="#top">top</a><a href='../up.html?a=1&amp;b=2'>up</a><a href="https://example.com/e">e</a>
+        <img src="/abs.png"><img src="//cdn.example/x.png"><img src="data:image/png;base64,AAAA">
+        <div style="background: url('bg.png')"></div><video poster=p.jpg></video>
+        <style>.x { background: url( "s.png" ) } @import "more.css";</style>
+        """#
+        let out = FragmentLinks.absolute(fragment, directory: directory)
+        #expect(out == #"""
+        <p data-src="x.png">src="text.png" stays</p><IMG SRC=file:///site/articles/a.png srcset="file:///site/articles/b.png 1x, file:///site/articles/c.png 2x,file:///site/articles/d.png 3x">
+        <a href="#top">top</a><a href='file:///site/articles/../up.html?a=1&amp;b=2'>up</a><a href="https://example.com/e">e</a>
+        <img src="/abs.png"><img src="//cdn.example/x.png"><img src="data:image/png;base64,AAAA">
+        <div style="background: url('file:///site/articles/bg.png')"></div><video poster=file:///site/articles/p.jpg></video>
+        <style>.x { background: url( "file:///site/articles/s.png" ) } @import "file:///site/articles/more.css";</style>
+        """#, "\(out)")
     }
 
     @Test func theBuiltInTemplateIsPagesReaderTemplate() throws {

@@ -11,6 +11,8 @@ public final class BatchRunner: @unchecked Sendable {
     public let options: MeasureOptions
     public let jobs: Int
     public let retries: Int
+    /// The reader template every entry (an article fragment) goes into (`--template`).
+    public let template: ReaderTemplate?
     private let log: ResultLog
     private let progress: BatchProgress?
     private let steps: (@Sendable (Int, String) -> Void)?
@@ -21,13 +23,14 @@ public final class BatchRunner: @unchecked Sendable {
     ///   - writeFailed: called, once, when a result cannot be written, with the summary of the
     ///     results written before it; it must end the process (the pages in flight are lost, and
     ///     the output says which are done).
-    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, log: ResultLog,
+    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, template: ReaderTemplate? = nil, log: ResultLog,
                 progress: BatchProgress?, steps: (@Sendable (Int, String) -> Void)? = nil,
                 writeFailed: @escaping @Sendable (OutputError, BatchSummary) -> Never) {
         self.engine = engine
         self.options = options
         self.jobs = max(1, jobs)
         self.retries = max(0, retries)
+        self.template = template
         self.log = log
         self.progress = progress
         self.steps = steps
@@ -70,7 +73,11 @@ public final class BatchRunner: @unchecked Sendable {
     private func measure(_ entry: PageList.Entry) async -> PageReport {
         var report: PageReport
         do {
-            let source = try PageSource.parse(entry.page, standardInput: { nil })
+            var source = try PageSource.parse(entry.page, standardInput: { nil })
+            if let template {
+                guard case .file(let path) = source else { throw RegressionRunner.PageSourceFailure("a template takes a file, not a URL: \(entry.page)") }
+                source = try template.page(forFragmentAt: path)
+            }
             let steps = self.steps, index = entry.index
             let log: @Sendable (String) -> Void = { line in steps?(index, line) }
             report = await engine.measure(source, options: options, log: log)

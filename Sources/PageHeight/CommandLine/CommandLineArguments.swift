@@ -12,6 +12,8 @@ public struct CommandLineArguments: Equatable, Sendable {
     public var json = false
     public var verbose = false
     public var snapshot: String?
+    /// `--template FILE` (or `default`): every page is an article fragment put into it.
+    public var template: String?
     public var help = false
     public var version = false
     // batch only
@@ -114,6 +116,8 @@ public struct CommandLineArguments: Equatable, Sendable {
                 result.options.allowedHosts = (result.options.allowedHosts ?? []) + [host.lowercased()]
             case "--snapshot":
                 result.snapshot = try value(for: name, inline: inline)
+            case "--template":
+                result.template = try value(for: name, inline: inline)
             case "--jobs", "-j": result.jobs = try integer(name, try value(for: name, inline: inline))
             case "--out", "-o": result.out = try value(for: name, inline: inline)
             case "--resume": try flag(); result.resume = true

@@ -502,7 +502,7 @@ final class MeasurementDriver {
     private func pageText(needed: Bool, usable: Bool, then: @escaping (PlainText?) -> Void) {
         guard needed else { return then(nil) }
         switch source {
-        case .html(let html, _):
+        case .html(let html, _, _):
             return then(PlainText(html: html))
         case .file(let path):
             if let data = FileManager.default.contents(atPath: path) {
