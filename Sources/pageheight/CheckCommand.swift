@@ -85,6 +85,15 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         standardError("report: \(directory)/index.html")
     }
 
+    // A resource that failed to load changes the page silently: say so for every case.
+    let resourceWarnings = results.compactMap { result in
+        result.report.flatMap { report in
+            report.failedResources.flatMap {
+                FailedResource.warning($0, total: report.failedResourcesTotal ?? $0.count).map { "\(result.testCase.name): \($0)" }
+            }
+        }
+    }
+
     if parsed.update {
         // A page that could not be measured is a broken case, not a baseline: recorded, a typo in a
         // path would keep CI green for good.
@@ -108,6 +117,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             }
         }
         for line in update.lines { print(line) }
+        for warning in resourceWarnings { print("warning: " + warning) }
         for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
             print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
         }
@@ -120,6 +130,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     }
 
     for failure in summary.failures { print("FAIL " + failure.message) }
+    for warning in resourceWarnings { print("warning: " + warning) }
     if verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
     print(summary.text + " (\(wall) s)")
     if baseline == nil {

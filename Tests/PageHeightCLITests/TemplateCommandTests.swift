@@ -53,3 +53,52 @@ struct TemplateCommandTests {
         #expect(check.status == 1 && check.stdout.hasPrefix("FAIL articles/story.html"), "without the stylesheet the height moves: \(check.stdout)")
     }
 }
+
+/// A stylesheet or an image that does not load is listed in the report and warned about: a
+/// missing file, and a file outside the page's folder (stopped before any request is made).
+@Suite(.serialized)
+struct FailedResourceCommandTests {
+    let cli = CommandLineTests()
+
+    @Test func missingFilesAreListedAndWarnedAbout() throws {
+        let line = try cli.run([cli.page("missing-resources.html")])
+        #expect(line.status == 0, "\(line.stderr)")
+        #expect(line.stdout.hasPrefix("400 px (") && line.stdout.contains(
+            "; warning: 2 resources failed to load: stylesheet nosuch.css (file not found), image nosuch.png (file not found)"), "\(line.stdout)")
+        let json = try cli.run(["--json", cli.page("missing-resources.html")])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let failed = try #require(report["failedResources"] as? [[String: String]])
+        #expect(Set(failed.compactMap { $0["url"] }) == [
+            CommandLineTests.pages.appendingPathComponent("nosuch.css").absoluteString,
+            CommandLineTests.pages.appendingPathComponent("img/nosuch.png").absoluteString,
+        ], "\(failed)")
+        #expect(failed.allSatisfy { $0["reason"] == "file not found" })
+        let clean = try cli.run([cli.page("static.html")])
+        #expect(!clean.stdout.contains("warning"), "\(clean.stdout)")
+    }
+
+    @Test func aFileOutsideThePagesFolderIsListedAsBlocked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-outside")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("inner"), withIntermediateDirectories: true)
+        try "body { margin: 0 }".write(to: directory.appendingPathComponent("outside.css"), atomically: true, encoding: .utf8)
+        let page = directory.appendingPathComponent("inner/page.html")
+        try #"<!DOCTYPE html><link rel="stylesheet" href="../outside.css"><div style="height:50px"></div>"#
+            .write(to: page, atomically: true, encoding: .utf8)
+        let result = try cli.run([page.path])
+        #expect(result.stdout.contains("warning: 1 stylesheet failed to load: outside.css (blocked before it was requested"), "\(result.stdout)")
+    }
+
+    @Test func checkWarnsAboutTheCaseWhoseStylesheetIsMissing() throws {
+        let directory = try CheckCommandTests().workspace("missing-resources", suite: #"{ "pages": ["missing.html"], "offline": true }"#)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("missing-resources.html"),
+                                         to: directory.appendingPathComponent("missing.html"))
+        let update = try CheckCommandTests().run(["check", "--update"], in: directory)
+        #expect(update.status == 0, "\(update.stdout)\(update.stderr)")
+        #expect(update.stdout.contains("\nwarning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: "), "\(update.stdout)")
+        let check = try CheckCommandTests().run(["check"], in: directory)
+        #expect(check.status == 0)
+        #expect(check.stdout.hasPrefix("warning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: stylesheet nosuch.css"), "\(check.stdout)")
+    }
+}

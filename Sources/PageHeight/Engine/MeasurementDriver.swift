@@ -447,6 +447,7 @@ final class MeasurementDriver {
         finalMetrics(usable: usable) { [self] reading in
             builder.metrics = reading?.metrics
             builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
+            builder.failedResources = FailedResource.merging(view?.failedResources ?? ([], 0), pageSaw: reading?.resourceErrors ?? [])
             let needsText = builder.verdict().0 == .fallback
             pageText(needed: needsText, usable: usable) { [self] text in
                 builder.text = text

@@ -19,6 +19,8 @@ public struct ReportBuilder: Sendable {
     public var stoppedNavigations: [String] = []
     /// Seconds of layout inside the reading that gave the verdict.
     public var verdictLayout: Double = 0
+    /// Subresources that failed to load (as many as the engine kept), and how many failed.
+    public var failedResources: (listed: [FailedResource], total: Int) = ([], 0)
 
     public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
                 metrics: HeightMetrics? = nil, text: PlainText? = nil) {
@@ -88,7 +90,7 @@ public struct ReportBuilder: Sendable {
            let loadWorkEnd = engine.loadWorkEnd ?? engine.loadEventEnd {
             overhead = max(0, finished - loadWorkEnd) + max(0, endedAt - due - verdictLayout)
         }
-        return PageReport(
+        var report = PageReport(
             url: url, status: status, message: message, height: height,
             total: height.map { options.header + $0 + options.footer },
             header: options.header, footer: options.footer, metric: options.metric,
@@ -97,6 +99,11 @@ public struct ReportBuilder: Sendable {
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
+        if !failedResources.listed.isEmpty {
+            report.failedResources = failedResources.listed
+            if failedResources.total > failedResources.listed.count { report.failedResourcesTotal = failedResources.total }
+        }
+        return report
     }
 
     /// The status, its message, and the height it reports (before any estimate).

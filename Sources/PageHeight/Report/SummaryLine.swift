@@ -2,7 +2,11 @@
 /// `1234 px (settled at 0.82 s; the 5.3 s schedule would show 1198 px)`.
 public enum SummaryLine {
     public static func format(_ report: PageReport) -> String {
-        let line = body(report)
+        var line = body(report)
+        if let failed = report.failedResources,
+           let warning = FailedResource.warning(failed, total: report.failedResourcesTotal ?? failed.count) {
+            line += "; warning: " + warning
+        }
         guard report.quirksMode == true, report.options.metric == .bodyScroll else { return line }
         return line + "; warning: quirks mode (no <!DOCTYPE html>): body.scrollHeight is at least the view's height"
     }
