@@ -46,9 +46,23 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     let stepLog: @Sendable (String) -> Void = { standardError($0) }
     let started = Date()
     let runner = RegressionRunner(engine: engine, jobs: jobCount, repeatCount: suite.repeatCount)
-    let results = await runner.run(jobs, verbose: verbose ? stepLog : nil) { result in
+    let progressDisplay: RunProgress.Display = parsed.progress == false || verbose ? .none
+        : isatty(STDERR_FILENO) == 1 ? .live : parsed.progress == true ? .lines : .none
+    let progress = RunProgress(total: cases.count, unit: "case", display: progressDisplay)
+    Interruption.shared.onSignal {
+        progress.finish()
+        var lines = ["interrupted: " + progress.line()]
+        if let notOK = progress.notOKText { lines.append(notOK) }
+        lines.append(parsed.update ? "the baseline was not changed" : "nothing was compared; run the check again")
+        FileHandle.standardError.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+    }
+    let places = Dictionary(cases.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    let results = await runner.run(jobs, verbose: verbose ? stepLog : nil,
+                                   started: { place, testCase in progress.started(place, name: testCase.name) }) { result in
+        progress.finished(places[result.testCase] ?? -1, name: result.testCase.name, status: result.outcome.status)
         if verbose { standardError("measured \(result.testCase.name): \(result.outcome.formatted)") }
     }
+    progress.finish()
     let comparisons = results.map {
         CaseComparison($0.testCase, baseline: baseline?.entry(for: $0.testCase), current: $0.outcome, tolerance: suite.tolerance)
     }

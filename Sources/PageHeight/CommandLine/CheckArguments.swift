@@ -79,6 +79,8 @@ public struct CheckArguments: Equatable, Sendable {
     public var junit: String?
     public var report: String?
     public var all = false
+    /// `--progress`: progress on stderr every 10 s also when it is not a terminal; `--no-progress`: none.
+    public var progress: Bool?
     // sweep
     public var widths: [Int]?
     public var fontSizes: [Int]?
@@ -145,6 +147,8 @@ public struct CheckArguments: Equatable, Sendable {
             case "--junit": try only(.check); result.junit = try value()
             case "--report": try only(.check); result.report = try value()
             case "--all": try only(.check); try flag(); result.all = true
+            case "--progress": try only(.check); try flag(); result.progress = true
+            case "--no-progress": try only(.check); try flag(); result.progress = false
             case "--widths": try only(.sweep); result.widths = try list(name, try value(), Int.init)
             case "--font-sizes": try only(.sweep); result.fontSizes = try list(name, try value(), Int.init)
             case "--zooms": try only(.sweep); result.zooms = try list(name, try value()) { Double($0).flatMap { $0.isFinite ? $0 : nil } }
@@ -258,6 +262,9 @@ public struct CheckArguments: Equatable, Sendable {
           --template <file>       Insert every page (an article fragment) into this reader template
                                   ("default": the built-in one). (default: the suite's "template")
           -j, --jobs <n>          Cases measured at once. (default: \(BatchRunner.defaultJobs) here)
+          --progress              Print progress on stderr every 10 s also when it is not a terminal
+                                  (on a terminal a live line is the default).
+          --no-progress           No progress on stderr.
           -v, --verbose           Print every case's result and timestamped steps on stderr.
           -h, --help              Print this help.
           Measuring options (--offline, --timeout, --width, ...) override the suite's.

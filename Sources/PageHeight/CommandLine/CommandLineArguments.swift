@@ -23,6 +23,8 @@ public struct CommandLineArguments: Equatable, Sendable {
     public var retries = 0
     public var shard: Shard?
     public var progress = true
+    /// `--progress`: a progress line also when stderr is not a terminal (every 10 s).
+    public var forceProgress = false
 
     public init() {}
 
@@ -123,6 +125,7 @@ public struct CommandLineArguments: Equatable, Sendable {
             case "--resume": try flag(); result.resume = true
             case "--retries": result.retries = try integer(name, try value(for: name, inline: inline))
             case "--no-progress": try flag(); result.progress = false
+            case "--progress": try flag(); result.forceProgress = true
             case "--shard":
                 let text = try value(for: name, inline: inline)
                 guard let shard = Shard(parsing: text) else {
@@ -133,7 +136,7 @@ public struct CommandLineArguments: Equatable, Sendable {
                 throw UsageError("unknown option '\(name)'")
             }
             if result.command == .measure,
-               ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--shard"].contains(name) {
+               ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--progress", "--shard"].contains(name) {
                 throw UsageError("'\(name)' is an option of 'pageheight batch'")
             }
             index += 1

@@ -71,6 +71,7 @@ public enum HelpText {
           --resume                Continue an --out file: skip the pages it holds, repair a cut-off last line.
           --retries <n>           Measure a page whose web process crashed again, n times. (default: 0)
           --shard <k>/<n>         Measure only slice k of n (from 1): a stable split by a hash of each entry.
+          --progress              Print progress on stderr every 10 s also when it is not a terminal.
           --no-progress           No live progress line (there is none when stderr is not a terminal).
 
         REGRESSION:
