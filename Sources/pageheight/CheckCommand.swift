@@ -10,7 +10,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     case .exit(let code): return code
     }
     let suite: RegressionSuite
-    let baseline: Baseline?
+    var baseline: Baseline?
     do {
         suite = parsed.applied(to: try RegressionSuite.load(parsed.suite))
         baseline = try Baseline.load(suite.baselinePath)
@@ -32,7 +32,23 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     if wantsSnapshots { try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
     defer { if wantsSnapshots { try? FileManager.default.removeItem(atPath: scratch) } }
 
-    let cases = suite.cases
+    let stale = baseline?.staleEntries(for: suite) ?? []
+    if parsed.prune, let old = baseline, !stale.isEmpty {
+        baseline = old.removing(stale)
+        do {
+            try baseline!.write(to: suite.baselinePath)
+        } catch {
+            standardError("Error: \(error)")
+            return 73
+        }
+        for entry in stale { try? FileManager.default.removeItem(atPath: suite.snapshotDirectory + "/" + entry.testCase.fileStem + ".png") }
+        print("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
+    }
+    let selection = parsed.grep.map(CaseSelection.init)
+    let cases = suite.cases.filter { selection?.matches($0) ?? true }
+    if cases.isEmpty, let grep = parsed.grep {
+        return subcommandUsageError("'--grep \(grep)' matches no case of \(parsed.suite)", usage: CheckArguments.checkUsage)
+    }
     let jobs = cases.map { testCase in
         RegressionRunner.Job(testCase: testCase, source: suite.source(for: suite.page(named: testCase.page)!),
                              options: suite.options(for: testCase),
@@ -147,6 +163,10 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     for warning in resourceWarnings { print("warning: " + warning) }
     if verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
     print(summary.text + " (\(wall) s)")
+    if !stale.isEmpty && !parsed.prune {
+        print("stale baseline entries (their page is no longer in the suite; 'pageheight check --prune' removes them): "
+            + Baseline.staleText(stale))
+    }
     if baseline == nil {
         print("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
     }

@@ -149,3 +149,28 @@ struct RegressionOutputTests {
         #expect(sweep.widths == [320, 390] && sweep.fontSizes == [14, 16] && sweep.format == .csv && sweep.inputs == ["a.html"])
     }
 }
+
+@Suite struct CaseSelectionTests {
+    let card = RegressionCase(page: "articles/card.html", width: 390, fontSize: 16, zoom: 1)
+
+    @Test func aPlainPatternIsASubstringOfTheCaseNameAndAGlobMatchesThePageOrTheName() {
+        #expect(CaseSelection("card").matches(card))
+        #expect(CaseSelection("width 390").matches(card))
+        #expect(!CaseSelection("width 320").matches(card))
+        #expect(CaseSelection("articles/*.html").matches(card))
+        #expect(!CaseSelection("*.htm").matches(card))
+        #expect(CaseSelection("*card.html (width 390*").matches(card))
+    }
+
+    @Test func staleEntriesAreThoseWhosePageLeftTheSuite() {
+        let suite = RegressionSuite(path: "/s/suite.json", pages: [.init(name: "a.html", location: "/s/a.html", template: nil)],
+                                    widths: [390], fontSizes: [16], zooms: [1], options: MeasureOptions(),
+                                    tolerance: Tolerance(), keepsSnapshots: false, repeatCount: 1)
+        let kept = Baseline.Entry(RegressionCase(page: "a.html", width: 390, fontSize: 16, zoom: 1), status: .ok, height: 10)
+        let gone = [320, 390].map { Baseline.Entry(RegressionCase(page: "b.html", width: $0, fontSize: 16, zoom: 1), status: .ok, height: 10) }
+        let baseline = Baseline(cases: [kept] + gone)
+        #expect(baseline.staleEntries(for: suite) == gone)
+        #expect(Baseline.staleText(gone) == "b.html (2 cases)")
+        #expect(baseline.removing(gone).cases == [kept])
+    }
+}
