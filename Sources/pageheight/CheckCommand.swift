@@ -104,7 +104,8 @@ func runCheck(_ arguments: [String]) async -> Int32 {
                              currentSnapshot: result.snapshot.flatMap { FileManager.default.contents(atPath: $0) })
         }
         let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
-                                   note: parsed.update ? "Compared with the baseline as it was before --update." : nil)
+                                   note: parsed.update ? "Compared with the baseline as it was before --update." : nil,
+                                   suiteArgument: parsed.suite)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try html.write(toFile: directory + "/index.html", atomically: true, encoding: .utf8)

@@ -174,3 +174,38 @@ struct RegressionOutputTests {
         #expect(baseline.removing(gone).cases == [kept])
     }
 }
+
+@Suite struct HTMLReportNavigationTests {
+    func png(width: UInt8, height: UInt8) -> Data {
+        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, width, 0, 0, 0, height])
+    }
+
+    @Test func theReportHasAnIndexFailedFirstAFilterOneScaleAndTheAcceptCommand() {
+        let card = RegressionCase(page: "it's/card.html", width: 390, fontSize: 16, zoom: 1)
+        let plain = RegressionCase(page: "plain.html", width: 390, fontSize: 16, zoom: 1)
+        let moved = CaseComparison(card, baseline: Baseline.Entry(card, status: .ok, height: 600),
+                                   current: CaseOutcome(status: .ok, height: 660, message: nil), tolerance: Tolerance(pixels: 2))
+        let same = CaseComparison(plain, baseline: Baseline.Entry(plain, status: .ok, height: 600),
+                                  current: CaseOutcome(status: .ok, height: 600, message: nil), tolerance: Tolerance(pixels: 2))
+        let entries = [
+            HTMLReport.Entry(comparison: same, samples: [], baselineSnapshot: nil, currentSnapshot: nil),
+            HTMLReport.Entry(comparison: moved, samples: [], baselineSnapshot: png(width: 100, height: 60), currentSnapshot: png(width: 200, height: 66)),
+        ]
+        let html = HTMLReport.html(suiteName: "suite.json", summary: "2 cases", entries: entries, suiteArgument: "suites/a suite.json")
+        // The index: failed first, each a link to its section; the filter starts on "failed only".
+        let index = html.range(of: #"<nav class="index">"#)!.lowerBound
+        #expect(html.contains(##"<li class="fail"><a href="#case-1">it's/card.html (width 390, font 16, zoom 1)</a> FAIL</li>"##), "\(html)")
+        #expect(html.contains(##"<li class="pass"><a href="#case-2">plain.html (width 390, font 16, zoom 1)</a> passed</li>"##))
+        #expect(html.contains(#"<input type="checkbox" id="failed-only" data-role="filter" checked> failed only"#))
+        #expect(html.contains(#"<section class="case fail" id="case-1""#) && html.contains(#"<section class="case pass" id="case-2""#))
+        #expect(index < html.range(of: #"id="case-1""#)!.lowerBound)
+        #expect(html.contains("body.failed-only .case.pass"))
+        // The accept command, for the failed case only, quoted for a shell.
+        #expect(html.contains(#"<code data-role="accept">pageheight check --update --grep 'it'\''s/card.html (width 390, font 16, zoom 1)' 'suites/a suite.json'</code>"#), "\(html)")
+        #expect(html.components(separatedBy: "data-role=\"accept\"").count == 2)
+        // One scale: the narrower snapshot takes its share of the wider one's width.
+        #expect(html.contains(#"<div class="stack" style="width:50.000%"><img alt="baseline snapshot""#))
+        #expect(html.contains(#"<div class="stack" style="width:100.000%"><img alt="current snapshot""#))
+        #expect(html.contains("other.scrollTop = frame.scrollTop"), "the snapshots scroll together")
+    }
+}
