@@ -102,3 +102,20 @@ struct FailedResourceCommandTests {
         #expect(check.stdout.hasPrefix("warning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: stylesheet nosuch.css"), "\(check.stdout)")
     }
 }
+
+/// A snapshot taller than cairo can draw (32767 px) is refused loudly: the one-line output says
+/// so and why, the exit status is 1, and no file is left.
+@Suite(.serialized)
+struct TallSnapshotCommandTests {
+    @Test func aPageTallerThan32767PxIsRefusedInTheLineWithExitOne() throws {
+        let png = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-tall.png").path
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        let cli = CommandLineTests()
+        let result = try cli.run(["--no-fit", "--snapshot", png, cli.page("tall-snapshot.html")])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("40000 px (") && result.stdout.contains(
+            "; error: the snapshot was not written: ") && result.stdout.contains("(the page is taller than 32767 px"), "\(result.stdout)")
+        #expect(result.stderr.contains("Error: the snapshot \(png) was not written"))
+        #expect(!FileManager.default.fileExists(atPath: png))
+    }
+}
