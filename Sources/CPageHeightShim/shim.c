@@ -405,12 +405,77 @@ static void request_finished(WebKitWebResource *resource, gpointer view) {
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count > 0 ? count - 1 : 0));
 }
 
+static const char *const failed_key = "ph-failed-resources";
+static const char *const failed_total_key = "ph-failed-resources-total";
+
+// The view's failed subresources since the last ph_clear_failed_resources: URI and reason
+// alternating, at most PH_FAILED_RESOURCES_KEPT pairs (the total counts them all).
+static GPtrArray *failed_resources(WebKitWebView *view) {
+    GPtrArray *list = g_object_get_data(G_OBJECT(view), failed_key);
+    if (!list) {
+        list = g_ptr_array_new_with_free_func(g_free);
+        g_object_set_data_full(G_OBJECT(view), failed_key, list, (GDestroyNotify)g_ptr_array_unref);
+    }
+    return list;
+}
+
+static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resource, char *reason) {
+    // The page itself failing is its load-error, not a subresource's.
+    if (resource == webkit_web_view_get_main_resource(view)) {
+        g_free(reason);
+        return;
+    }
+    gint total = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), failed_total_key));
+    g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(total + 1));
+    GPtrArray *list = failed_resources(view);
+    if (list->len / 2 >= PH_FAILED_RESOURCES_KEPT) {
+        g_free(reason);
+        return;
+    }
+    g_ptr_array_add(list, g_strdup(webkit_web_resource_get_uri(resource)));
+    g_ptr_array_add(list, reason);
+}
+
+static void request_failed(WebKitWebResource *resource, GError *error, gpointer view) {
+    // Stopping a page (or leaving it) cancels its requests: not a failure of the page.
+    if (g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_CANCELLED)) return;
+    char *reason = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? g_strdup("file not found")
+        : g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_FILE_DOES_NOT_EXIST) ? g_strdup("file not found")
+        : g_strdup_printf("%s (%s %d)", error->message, g_quark_to_string(error->domain), error->code);
+    note_failed_resource(WEBKIT_WEB_VIEW(view), resource, reason);
+}
+
+static void request_finished_with_status(WebKitWebResource *resource, gpointer view) {
+    WebKitURIResponse *response = webkit_web_resource_get_response(resource);
+    guint status = response ? webkit_uri_response_get_status_code(response) : 0;
+    if (status >= 400) note_failed_resource(WEBKIT_WEB_VIEW(view), resource, g_strdup_printf("HTTP %u", status));
+}
+
 static void request_started(WebKitWebView *view, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {
     (void)request; (void)data;
     gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count + 1));
     // Disconnected when the view goes first: "finished" comes after "failed" too.
     g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished), view, 0);
+    g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished_with_status), view, 0);
+    g_signal_connect_object(resource, "failed", G_CALLBACK(request_failed), view, 0);
+}
+
+void ph_clear_failed_resources(WebKitWebView *view) {
+    g_object_set_data(G_OBJECT(view), failed_key, NULL);
+    g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(0));
+}
+
+int ph_failed_resources_total(WebKitWebView *view) {
+    return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), failed_total_key));
+}
+
+int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const char **reason) {
+    GPtrArray *list = g_object_get_data(G_OBJECT(view), failed_key);
+    if (!list || index < 0 || (guint)index * 2 + 1 >= list->len) return 0;
+    *uri = g_ptr_array_index(list, (guint)index * 2);
+    *reason = g_ptr_array_index(list, (guint)index * 2 + 1);
+    return 1;
 }
 
 void ph_track_requests(WebKitWebView *view) {

@@ -10,7 +10,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     case .exit(let code): return code
     }
     let suite: RegressionSuite
-    let baseline: Baseline?
+    var baseline: Baseline?
     do {
         suite = parsed.applied(to: try RegressionSuite.load(parsed.suite))
         baseline = try Baseline.load(suite.baselinePath)
@@ -32,7 +32,23 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     if wantsSnapshots { try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
     defer { if wantsSnapshots { try? FileManager.default.removeItem(atPath: scratch) } }
 
-    let cases = suite.cases
+    let stale = baseline?.staleEntries(for: suite) ?? []
+    if parsed.prune, let old = baseline, !stale.isEmpty {
+        baseline = old.removing(stale)
+        do {
+            try baseline!.write(to: suite.baselinePath)
+        } catch {
+            standardError("Error: \(error)")
+            return 73
+        }
+        for entry in stale { try? FileManager.default.removeItem(atPath: suite.snapshotDirectory + "/" + entry.testCase.fileStem + ".png") }
+        print("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
+    }
+    let selection = parsed.grep.map(CaseSelection.init)
+    let cases = suite.cases.filter { selection?.matches($0) ?? true }
+    if cases.isEmpty, let grep = parsed.grep {
+        return subcommandUsageError("'--grep \(grep)' matches no case of \(parsed.suite)", usage: CheckArguments.checkUsage)
+    }
     let jobs = cases.map { testCase in
         RegressionRunner.Job(testCase: testCase, source: suite.source(for: suite.page(named: testCase.page)!),
                              options: suite.options(for: testCase),
@@ -46,9 +62,23 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     let stepLog: @Sendable (String) -> Void = { standardError($0) }
     let started = Date()
     let runner = RegressionRunner(engine: engine, jobs: jobCount, repeatCount: suite.repeatCount)
-    let results = await runner.run(jobs, verbose: verbose ? stepLog : nil) { result in
+    let progressDisplay: RunProgress.Display = parsed.progress == false || verbose ? .none
+        : isatty(STDERR_FILENO) == 1 ? .live : parsed.progress == true ? .lines : .none
+    let progress = RunProgress(total: cases.count, unit: "case", display: progressDisplay)
+    Interruption.shared.onSignal {
+        progress.finish()
+        var lines = ["interrupted: " + progress.line()]
+        if let notOK = progress.notOKText { lines.append(notOK) }
+        lines.append(parsed.update ? "the baseline was not changed" : "nothing was compared; run the check again")
+        FileHandle.standardError.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+    }
+    let places = Dictionary(cases.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    let results = await runner.run(jobs, verbose: verbose ? stepLog : nil,
+                                   started: { place, testCase in progress.started(place, name: testCase.name) }) { result in
+        progress.finished(places[result.testCase] ?? -1, name: result.testCase.name, status: result.outcome.status)
         if verbose { standardError("measured \(result.testCase.name): \(result.outcome.formatted)") }
     }
+    progress.finish()
     let comparisons = results.map {
         CaseComparison($0.testCase, baseline: baseline?.entry(for: $0.testCase), current: $0.outcome, tolerance: suite.tolerance)
     }
@@ -74,7 +104,8 @@ func runCheck(_ arguments: [String]) async -> Int32 {
                              currentSnapshot: result.snapshot.flatMap { FileManager.default.contents(atPath: $0) })
         }
         let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
-                                   note: parsed.update ? "Compared with the baseline as it was before --update." : nil)
+                                   note: parsed.update ? "Compared with the baseline as it was before --update." : nil,
+                                   suiteArgument: parsed.suite)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try html.write(toFile: directory + "/index.html", atomically: true, encoding: .utf8)
@@ -83,6 +114,15 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             return 73
         }
         standardError("report: \(directory)/index.html")
+    }
+
+    // A resource that failed to load changes the page silently: say so for every case.
+    let resourceWarnings = results.compactMap { result in
+        result.report.flatMap { report in
+            report.failedResources.flatMap {
+                FailedResource.warning($0, total: report.failedResourcesTotal ?? $0.count).map { "\(result.testCase.name): \($0)" }
+            }
+        }
     }
 
     if parsed.update {
@@ -108,6 +148,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             }
         }
         for line in update.lines { print(line) }
+        for warning in resourceWarnings { print("warning: " + warning) }
         for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
             print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
         }
@@ -120,8 +161,13 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     }
 
     for failure in summary.failures { print("FAIL " + failure.message) }
+    for warning in resourceWarnings { print("warning: " + warning) }
     if verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
     print(summary.text + " (\(wall) s)")
+    if !stale.isEmpty && !parsed.prune {
+        print("stale baseline entries (their page is no longer in the suite; 'pageheight check --prune' removes them): "
+            + Baseline.staleText(stale))
+    }
     if baseline == nil {
         print("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
     }

@@ -19,16 +19,29 @@ func run() async -> Int32 {
         return 0
     }
 
-    if arguments.command == .batch { return await runBatch(arguments) }
+    let template: ReaderTemplate?
+    do {
+        template = try arguments.template.map { try RegressionSuite.TemplateChoice($0, relativeTo: FileManager.default.currentDirectoryPath).load() }
+    } catch {
+        return usageError("\(error)")
+    }
+
+    if arguments.command == .batch { return await runBatch(arguments, template: template) }
 
     var sources: [PageSource] = []
     for page in arguments.pages {
         do {
-            sources.append(try PageSource.parse(page))
+            let source = try PageSource.parse(page)
+            if let template {
+                guard case .file(let path) = source else { return usageError("'--template' takes pages that are files (article fragments), not \(page)") }
+                sources.append(try template.page(forFragmentAt: path))
+            } else {
+                sources.append(source)
+            }
         } catch let error as InputError {
             return usageError("\(error)")
         } catch {
-            return 64
+            return usageError("\(error)")
         }
     }
 
@@ -73,7 +86,7 @@ func usageError(_ message: String) -> Int32 {
 }
 
 /// `pageheight batch [options] <list>`.
-func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
+func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) async -> Int32 {
     var list: PageList
     do {
         list = try PageList.read(arguments.pages[0])
@@ -112,12 +125,23 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
         FileHandle.standardError.write(Data(("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
             + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n").utf8))
     }
-    let showProgress = arguments.progress && isatty(STDERR_FILENO) == 1
+    let progressDisplay: RunProgress.Display = !arguments.progress ? .none : isatty(STDERR_FILENO) == 1 ? .live
+        : arguments.forceProgress ? .lines : .none
+    let progress = RunProgress(total: remaining.count, unit: "page", display: progressDisplay)
+    Interruption.shared.onSignal { [out = arguments.out] in
+        let written = log.stopWriting()
+        progress.finish()
+        let resume = out.map { "; `pageheight batch --resume --out \($0) \(listArgument)` measures the rest" } ?? ""
+        var lines = ["interrupted: " + progress.line()]
+        if let notOK = progress.notOKText { lines.append(notOK) }
+        lines.append("\(written) results were written\(out.map { " to \($0)" } ?? "")\(resume)")
+        FileHandle.standardError.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+    }
     let pageSteps: @Sendable (Int, String) -> Void = { index, line in
         FileHandle.standardError.write(Data("[\(index)] \(line)\n".utf8))
     }
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
-                             retries: arguments.retries, log: log, progress: showProgress ? BatchProgress() : nil,
+                             retries: arguments.retries, template: template, log: log, progress: progress,
                              steps: arguments.verbose ? pageSteps : nil) { error, summary in
         let resume = arguments.out.map { "; `--resume --out \($0)` continues" } ?? ""
         StandardOutput.fail(error, note: "\(summary.done) results were written before it\(resume)")
@@ -132,16 +156,37 @@ func runBatch(_ arguments: CommandLineArguments) async -> Int32 {
 /// SIGINT and SIGTERM exit at once with 128 + the signal. Our Xvfb follows (PR_SET_PDEATHSIG),
 /// WebKit's children follow when their connection closes. Not `exit`: its handlers would race
 /// with the engine's thread; and not stopping Xvfb first: GTK would exit(1) on the lost display.
+/// A command that runs long says first (`Interruption.shared.onSignal`) what to print then: the
+/// summary so far, how to go on.
 func installSignalHandlers() -> [DispatchSourceSignal] {
     [(SIGINT, Int32(130)), (SIGTERM, Int32(143))].map { signo, code in
         signal(signo, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
         source.setEventHandler {
+            Interruption.shared.report()
             PageHeightEngine.removeFiles()
             _exit(code)
         }
         source.resume()
         return source
+    }
+}
+
+/// What to print when SIGINT or SIGTERM ends the run: set by the command running, called once
+/// on the signal's queue just before the exit.
+final class Interruption: @unchecked Sendable {
+    static let shared = Interruption()
+    private let lock = NSLock()
+    private var body: (@Sendable () -> Void)?
+
+    func onSignal(_ body: @escaping @Sendable () -> Void) { lock.withLock { self.body = body } }
+
+    func report() {
+        let body = lock.withLock { () -> (@Sendable () -> Void)? in
+            defer { self.body = nil }
+            return self.body
+        }
+        body?()
     }
 }
 

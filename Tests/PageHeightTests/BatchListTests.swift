@@ -140,6 +140,12 @@ import Testing
         #expect(rules.contains(#"^[a-z]+://10\\.0\\.0\\.5:9000[/?#]"#), "\(rules)")
     }
 
+    @Test func aTemplatePageMayReadTheTemplatesDirectoryAndItsFragments() {
+        let rules = SubresourceBoundary.rules(for: .html("<p>", baseURL: "file:///site/theme/", alsoReadable: ["file:///site/articles/"]),
+                                              allowedHosts: [])
+        #expect(rules.contains(#"^file:///site/theme/"#) && rules.contains(#"^file:///site/articles/"#), "\(rules)")
+    }
+
     @Test func allowHostTakesAHostWithAnOptionalPort() {
         for good in ["127.0.0.1", "127.0.0.1:8080", "localhost", "intranet.example:443", "[::1]:8080"] {
             #expect(SubresourceBoundary.isHost(good), "\(good)")

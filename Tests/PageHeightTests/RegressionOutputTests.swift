@@ -63,7 +63,7 @@ struct RegressionOutputTests {
         #expect(template.inserting("<p>é</p>") == "<!DOCTYPE html><body><p>é</p></body>")
         #expect(throws: TemplateError.self) { try ReaderTemplate(html: "<body></body>") }
         let fragment = RegressionSuiteTests.pages.appendingPathComponent("regression/fragment.html").path
-        guard case .html(let html, let base) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
+        guard case .html(let html, let base, _) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
             Issue.record("not an HTML page")
             return
         }
@@ -71,6 +71,39 @@ struct RegressionOutputTests {
                 base == RegressionSuiteTests.pages.appendingPathComponent("regression/").absoluteString)
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains(#"<meta charset="utf-8">"#))
         #expect(html.contains(#"<div id="readability-page-1" class="page">"#) && !html.contains("{{article}}"))
+    }
+
+    @Test func aTemplateFileIsBasedAtItsFolderAndTheFragmentsLinksPointAtTheFragmentsFolder() throws {
+        let site = RegressionSuiteTests.pages.appendingPathComponent("templates")
+        let template = try ReaderTemplate.load(site.appendingPathComponent("site/template.html").path)
+        guard case .html(let html, let base, let readable) = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path) else {
+            Issue.record("not an HTML page")
+            return
+        }
+        let articles = site.appendingPathComponent("articles", isDirectory: true).absoluteString
+        #expect(base == site.appendingPathComponent("site", isDirectory: true).absoluteString)
+        #expect(readable == [articles])
+        #expect(html.contains(#"<link rel="stylesheet" href="site.css">"#))
+        #expect(html.contains(#"<img src="\#(articles)block.png" alt="">"#), "\(html)")
+    }
+
+    @Test func fragmentLinksBecomeAbsoluteAndOthersStayAsWritten() {
+        let directory = "file:///site/articles/"
+        let fragment = #"""
+        <p data-src="x.png">src="text.png" stays</p><IMG SRC=a.png srcset="b.png 1x, c.png 2x,d.png 3x">
+        <a href="#top">top</a><a href='../up.html?a=1&amp;b=2'>up</a><a href="https://example.com/e">e</a>
+        <img src="/abs.png"><img src="//cdn.example/x.png"><img src="data:image/png;base64,AAAA">
+        <div style="background: url('bg.png')"></div><video poster=p.jpg></video>
+        <style>.x { background: url( "s.png" ) } @import "more.css";</style>
+        """#
+        let out = FragmentLinks.absolute(fragment, directory: directory)
+        #expect(out == #"""
+        <p data-src="x.png">src="text.png" stays</p><IMG SRC=file:///site/articles/a.png srcset="file:///site/articles/b.png 1x, file:///site/articles/c.png 2x,file:///site/articles/d.png 3x">
+        <a href="#top">top</a><a href='file:///site/articles/../up.html?a=1&amp;b=2'>up</a><a href="https://example.com/e">e</a>
+        <img src="/abs.png"><img src="//cdn.example/x.png"><img src="data:image/png;base64,AAAA">
+        <div style="background: url('file:///site/articles/bg.png')"></div><video poster=file:///site/articles/p.jpg></video>
+        <style>.x { background: url( "file:///site/articles/s.png" ) } @import "file:///site/articles/more.css";</style>
+        """#, "\(out)")
     }
 
     @Test func theBuiltInTemplateIsPagesReaderTemplate() throws {
@@ -114,5 +147,65 @@ struct RegressionOutputTests {
         }
         let sweep = try CheckArguments.parse(["--widths", "320,390,320", "--font-sizes", "14,16", "--format", "csv", "a.html"], command: .sweep)
         #expect(sweep.widths == [320, 390] && sweep.fontSizes == [14, 16] && sweep.format == .csv && sweep.inputs == ["a.html"])
+    }
+}
+
+@Suite struct CaseSelectionTests {
+    let card = RegressionCase(page: "articles/card.html", width: 390, fontSize: 16, zoom: 1)
+
+    @Test func aPlainPatternIsASubstringOfTheCaseNameAndAGlobMatchesThePageOrTheName() {
+        #expect(CaseSelection("card").matches(card))
+        #expect(CaseSelection("width 390").matches(card))
+        #expect(!CaseSelection("width 320").matches(card))
+        #expect(CaseSelection("articles/*.html").matches(card))
+        #expect(!CaseSelection("*.htm").matches(card))
+        #expect(CaseSelection("*card.html (width 390*").matches(card))
+    }
+
+    @Test func staleEntriesAreThoseWhosePageLeftTheSuite() {
+        let suite = RegressionSuite(path: "/s/suite.json", pages: [.init(name: "a.html", location: "/s/a.html", template: nil)],
+                                    widths: [390], fontSizes: [16], zooms: [1], options: MeasureOptions(),
+                                    tolerance: Tolerance(), keepsSnapshots: false, repeatCount: 1)
+        let kept = Baseline.Entry(RegressionCase(page: "a.html", width: 390, fontSize: 16, zoom: 1), status: .ok, height: 10)
+        let gone = [320, 390].map { Baseline.Entry(RegressionCase(page: "b.html", width: $0, fontSize: 16, zoom: 1), status: .ok, height: 10) }
+        let baseline = Baseline(cases: [kept] + gone)
+        #expect(baseline.staleEntries(for: suite) == gone)
+        #expect(Baseline.staleText(gone) == "b.html (2 cases)")
+        #expect(baseline.removing(gone).cases == [kept])
+    }
+}
+
+@Suite struct HTMLReportNavigationTests {
+    func png(width: UInt8, height: UInt8) -> Data {
+        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, width, 0, 0, 0, height])
+    }
+
+    @Test func theReportHasAnIndexFailedFirstAFilterOneScaleAndTheAcceptCommand() {
+        let card = RegressionCase(page: "it's/card.html", width: 390, fontSize: 16, zoom: 1)
+        let plain = RegressionCase(page: "plain.html", width: 390, fontSize: 16, zoom: 1)
+        let moved = CaseComparison(card, baseline: Baseline.Entry(card, status: .ok, height: 600),
+                                   current: CaseOutcome(status: .ok, height: 660, message: nil), tolerance: Tolerance(pixels: 2))
+        let same = CaseComparison(plain, baseline: Baseline.Entry(plain, status: .ok, height: 600),
+                                  current: CaseOutcome(status: .ok, height: 600, message: nil), tolerance: Tolerance(pixels: 2))
+        let entries = [
+            HTMLReport.Entry(comparison: same, samples: [], baselineSnapshot: nil, currentSnapshot: nil),
+            HTMLReport.Entry(comparison: moved, samples: [], baselineSnapshot: png(width: 100, height: 60), currentSnapshot: png(width: 200, height: 66)),
+        ]
+        let html = HTMLReport.html(suiteName: "suite.json", summary: "2 cases", entries: entries, suiteArgument: "suites/a suite.json")
+        // The index: failed first, each a link to its section; the filter starts on "failed only".
+        let index = html.range(of: #"<nav class="index">"#)!.lowerBound
+        #expect(html.contains(##"<li class="fail"><a href="#case-1">it's/card.html (width 390, font 16, zoom 1)</a> FAIL</li>"##), "\(html)")
+        #expect(html.contains(##"<li class="pass"><a href="#case-2">plain.html (width 390, font 16, zoom 1)</a> passed</li>"##))
+        #expect(html.contains(#"<input type="checkbox" id="failed-only" data-role="filter" checked> failed only"#))
+        #expect(html.contains(#"<section class="case fail" id="case-1""#) && html.contains(#"<section class="case pass" id="case-2""#))
+        #expect(index < html.range(of: #"id="case-1""#)!.lowerBound)
+        #expect(html.contains("body.failed-only .case.pass"))
+        // The accept command, for the failed case only, quoted for a shell.
+        #expect(html.contains(#"<code data-role="accept">pageheight check --update --grep 'it'\''s/card.html (width 390, font 16, zoom 1)' 'suites/a suite.json'</code>"#), "\(html)")
+        #expect(html.components(separatedBy: "data-role=\"accept\"").count == 2)
+        // One scale: the narrower snapshot takes its share of the wider one's width.
+        #expect(html.contains(#"<div class="stack" style="width:50.000%"><img alt="baseline snapshot""#))
+        #expect(html.contains(#"<div class="stack" style="width:100.000%"><img alt="current snapshot""#))
+        #expect(html.contains("other.scrollTop = frame.scrollTop"), "the snapshots scroll together")
     }
 }

@@ -166,3 +166,22 @@ import Testing
         #expect(try JSONDecoder().decode(PageReport.self, from: Data(json.utf8)).height == 700)
     }
 }
+
+@Suite struct FailedResourceTests {
+    @Test func theWarningCountsNamesAFewAndSaysWhatTheyWere() {
+        let css = FailedResource(url: "file:///site/site.css", reason: "file not found")
+        let image = FailedResource(url: "https://example.com/a.png", reason: "HTTP 404")
+        #expect(FailedResource.warning([], total: 0) == nil)
+        #expect(FailedResource.warning([css], total: 1) == "1 stylesheet failed to load: site.css (file not found)")
+        #expect(FailedResource.warning([css, image], total: 2)
+            == "2 resources failed to load: stylesheet site.css (file not found), image https://example.com/a.png (HTTP 404)")
+        #expect(FailedResource.warning([css, css, css, css], total: 60, shown: 2)?.hasSuffix("(file not found), and 58 more") == true)
+    }
+
+    @Test func whatThePageSawFailAddsOnlyWhatTheEngineNeverRequested() {
+        let css = FailedResource(url: "file:///site/site.css", reason: "file not found")
+        let merged = FailedResource.merging(([css], 1), pageSaw: ["file:///site/site.css", "file:///other/a.png"])
+        #expect(merged.total == 2 && merged.listed.count == 2)
+        #expect(merged.listed[1].url == "file:///other/a.png" && merged.listed[1].reason.hasPrefix("blocked before it was requested"))
+    }
+}

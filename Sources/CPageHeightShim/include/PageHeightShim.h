@@ -43,6 +43,15 @@ void ph_on_display_lost(void (*fn)(void));
 void ph_track_requests(WebKitWebView *view);
 int ph_requests_in_flight(WebKitWebView *view);
 
+// Why: a subresource's "failed" signal and its HTTP status are only reachable through the
+// per-request objects that ph_track_requests connects to; keeps the view's failed subresources
+// (URI and reason, the first PH_FAILED_RESOURCES_KEPT) since the last clear, and their total.
+#define PH_FAILED_RESOURCES_KEPT 50
+void ph_clear_failed_resources(WebKitWebView *view);
+int ph_failed_resources_total(WebKitWebView *view);
+// Borrowed strings, valid until the next clear or the next page; 0 past the end.
+int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const char **reason);
+
 // Why: a hostile page must not stall the run: dialogs are answered (cancel), popups and print requests
 // refused in C handlers.
 void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view);

@@ -11,8 +11,10 @@ public final class BatchRunner: @unchecked Sendable {
     public let options: MeasureOptions
     public let jobs: Int
     public let retries: Int
+    /// The reader template every entry (an article fragment) goes into (`--template`).
+    public let template: ReaderTemplate?
     private let log: ResultLog
-    private let progress: BatchProgress?
+    private let progress: RunProgress?
     private let steps: (@Sendable (Int, String) -> Void)?
     private let writeFailed: @Sendable (OutputError, BatchSummary) -> Never
 
@@ -21,13 +23,14 @@ public final class BatchRunner: @unchecked Sendable {
     ///   - writeFailed: called, once, when a result cannot be written, with the summary of the
     ///     results written before it; it must end the process (the pages in flight are lost, and
     ///     the output says which are done).
-    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, log: ResultLog,
-                progress: BatchProgress?, steps: (@Sendable (Int, String) -> Void)? = nil,
+    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, template: ReaderTemplate? = nil, log: ResultLog,
+                progress: RunProgress?, steps: (@Sendable (Int, String) -> Void)? = nil,
                 writeFailed: @escaping @Sendable (OutputError, BatchSummary) -> Never) {
         self.engine = engine
         self.options = options
         self.jobs = max(1, jobs)
         self.retries = max(0, retries)
+        self.template = template
         self.log = log
         self.progress = progress
         self.steps = steps
@@ -51,14 +54,15 @@ public final class BatchRunner: @unchecked Sendable {
             for _ in 0..<min(jobs, max(entries.count, 1)) {
                 group.addTask { [self] in
                     while let entry = await queue.next() {
+                        progress?.started(entry.index, name: entry.page)
                         let report = await measure(entry)
                         do throws(OutputError) {
                             try log.write(ReportEncoding.jsonLine(report))
                         } catch {
                             writeFailed(error, await summary.result(wall: Date().timeIntervalSince(started)))
                         }
-                        let snapshot = await summary.add(report)
-                        progress?.update(snapshot, elapsed: Date().timeIntervalSince(started))
+                        await summary.add(report, name: entry.page)
+                        progress?.finished(entry.index, name: entry.page, status: report.status)
                     }
                 }
             }
@@ -70,7 +74,11 @@ public final class BatchRunner: @unchecked Sendable {
     private func measure(_ entry: PageList.Entry) async -> PageReport {
         var report: PageReport
         do {
-            let source = try PageSource.parse(entry.page, standardInput: { nil })
+            var source = try PageSource.parse(entry.page, standardInput: { nil })
+            if let template {
+                guard case .file(let path) = source else { throw RegressionRunner.PageSourceFailure("a template takes a file, not a URL: \(entry.page)") }
+                source = try template.page(forFragmentAt: path)
+            }
             let steps = self.steps, index = entry.index
             let log: @Sendable (String) -> Void = { line in steps?(index, line) }
             report = await engine.measure(source, options: options, log: log)
@@ -102,6 +110,8 @@ public struct BatchSummary: Sendable, Equatable {
     /// Seconds per page (each page's `timings.total`), sorted.
     public var seconds: [Double]
     public var wall: Double
+    /// The first pages not ok, as `name (status)`.
+    public var notOKNames: [String] = []
 
     public var done: Int { counts.values.reduce(0, +) }
     public var notOK: Int { done - (counts[.ok] ?? 0) }
@@ -120,6 +130,10 @@ public struct BatchSummary: Sendable, Equatable {
         if let p50 = percentile(50), let p95 = percentile(95) {
             lines.append(String(format: "seconds per page: p50 %.2f, p95 %.2f; wall %.1f s, %.2f pages/s", p50, p95, wall, rate))
         }
+        if notOK > 0 {
+            let more = notOK > notOKNames.count ? ["and \(notOK - notOKNames.count) more"] : []
+            lines.append("not ok: " + (notOKNames + more).joined(separator: ", "))
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -128,12 +142,14 @@ private actor SummaryCollector {
     private var summary: BatchSummary
     init(total: Int) { summary = BatchSummary(total: total, counts: [:], seconds: [], wall: 0) }
 
-    func add(_ report: PageReport) -> BatchSummary {
+    func add(_ report: PageReport, name: String) {
         summary.counts[report.status, default: 0] += 1
+        if report.status != .ok, summary.notOKNames.count < RunProgress.namedNotOK {
+            summary.notOKNames.append("\(name) (\(report.status.rawValue))")
+        }
         let t = report.timings.total
         let position = summary.seconds.firstIndex(where: { $0 > t }) ?? summary.seconds.count
         summary.seconds.insert(t, at: position)
-        return summary
     }
 
     func result(wall: Double) -> BatchSummary {
@@ -142,28 +158,3 @@ private actor SummaryCollector {
     }
 }
 
-/// The live progress line on a terminal: done/total, pages per second, ETA, failures.
-public final class BatchProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var shown = false
-
-    public init() {}
-
-    func update(_ summary: BatchSummary, elapsed: Double) {
-        let rate = elapsed > 0 ? Double(summary.done) / elapsed : 0
-        let left = summary.total - summary.done
-        let eta = rate > 0 ? String(format: "%.0f s", Double(left) / rate) : "?"
-        let line = String(format: "\r%d/%d pages  %.2f pages/s  ETA %@  %d not ok\u{1B}[K",
-                          summary.done, summary.total, rate, eta, summary.notOK)
-        lock.lock()
-        shown = true
-        FileHandle.standardError.write(Data(line.utf8))
-        lock.unlock()
-    }
-
-    func finish() {
-        lock.lock()
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
-        lock.unlock()
-    }
-}

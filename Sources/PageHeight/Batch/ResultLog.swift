@@ -102,6 +102,14 @@ public final class ResultLog: @unchecked Sendable {
         if fd != STDOUT_FILENO { close(fd) }
     }
 
+    /// Waits for a write in progress and holds back every later one, for good: call it before
+    /// the process exits on a signal, so that the file ends with whole lines. Returns how many
+    /// results this run wrote.
+    public func stopWriting() -> Int {
+        lock.lock()
+        return count
+    }
+
     /// Appends one line with one write(2): once it returns, a `kill -9` cannot lose it. Throws
     /// when the line could not be written whole (a full disk, a closed pipe), and from then on.
     public func write(_ line: String) throws(OutputError) {

@@ -79,6 +79,12 @@ public struct CheckArguments: Equatable, Sendable {
     public var junit: String?
     public var report: String?
     public var all = false
+    /// `--grep PATTERN`: only the cases that match (`CaseSelection`).
+    public var grep: String?
+    /// `--prune`: remove baseline entries whose page is no longer in the suite.
+    public var prune = false
+    /// `--progress`: progress on stderr every 10 s also when it is not a terminal; `--no-progress`: none.
+    public var progress: Bool?
     // sweep
     public var widths: [Int]?
     public var fontSizes: [Int]?
@@ -145,6 +151,10 @@ public struct CheckArguments: Equatable, Sendable {
             case "--junit": try only(.check); result.junit = try value()
             case "--report": try only(.check); result.report = try value()
             case "--all": try only(.check); try flag(); result.all = true
+            case "--grep": try only(.check); result.grep = try value()
+            case "--prune": try only(.check); try flag(); result.prune = true
+            case "--progress": try only(.check); try flag(); result.progress = true
+            case "--no-progress": try only(.check); try flag(); result.progress = false
             case "--widths": try only(.sweep); result.widths = try list(name, try value(), Int.init)
             case "--font-sizes": try only(.sweep); result.fontSizes = try list(name, try value(), Int.init)
             case "--zooms": try only(.sweep); result.zooms = try list(name, try value()) { Double($0).flatMap { $0.isFinite ? $0 : nil } }
@@ -250,6 +260,10 @@ public struct CheckArguments: Equatable, Sendable {
           --update                Write or refresh the baseline for the cases measured; print what changed.
                                   A case that ends load-error, timeout or crashed is not recorded (exit 1).
           --accept-status <list>  With --update, record these statuses too, e.g. timeout,crashed.
+          --grep <pattern>        Only the cases whose name contains the pattern, or whose page or name
+                                  matches it as a glob (*, ?, [...]); with --update, re-take only those.
+          --prune                 Remove the baseline entries whose page is no longer in the suite (check
+                                  lists them as stale).
           --junit <file>          Write JUnit XML: one testcase per case.
           --report <dir>          Write <dir>/index.html: failing cases with heights, timeline and snapshots.
           --all                   Put every case in the report, not only the failing ones.
@@ -258,6 +272,9 @@ public struct CheckArguments: Equatable, Sendable {
           --template <file>       Insert every page (an article fragment) into this reader template
                                   ("default": the built-in one). (default: the suite's "template")
           -j, --jobs <n>          Cases measured at once. (default: \(BatchRunner.defaultJobs) here)
+          --progress              Print progress on stderr every 10 s also when it is not a terminal
+                                  (on a terminal a live line is the default).
+          --no-progress           No progress on stderr.
           -v, --verbose           Print every case's result and timestamped steps on stderr.
           -h, --help              Print this help.
           Measuring options (--offline, --timeout, --width, ...) override the suite's.

@@ -12,6 +12,8 @@ public struct CommandLineArguments: Equatable, Sendable {
     public var json = false
     public var verbose = false
     public var snapshot: String?
+    /// `--template FILE` (or `default`): every page is an article fragment put into it.
+    public var template: String?
     public var help = false
     public var version = false
     // batch only
@@ -21,6 +23,8 @@ public struct CommandLineArguments: Equatable, Sendable {
     public var retries = 0
     public var shard: Shard?
     public var progress = true
+    /// `--progress`: a progress line also when stderr is not a terminal (every 10 s).
+    public var forceProgress = false
 
     public init() {}
 
@@ -114,11 +118,14 @@ public struct CommandLineArguments: Equatable, Sendable {
                 result.options.allowedHosts = (result.options.allowedHosts ?? []) + [host.lowercased()]
             case "--snapshot":
                 result.snapshot = try value(for: name, inline: inline)
+            case "--template":
+                result.template = try value(for: name, inline: inline)
             case "--jobs", "-j": result.jobs = try integer(name, try value(for: name, inline: inline))
             case "--out", "-o": result.out = try value(for: name, inline: inline)
             case "--resume": try flag(); result.resume = true
             case "--retries": result.retries = try integer(name, try value(for: name, inline: inline))
             case "--no-progress": try flag(); result.progress = false
+            case "--progress": try flag(); result.forceProgress = true
             case "--shard":
                 let text = try value(for: name, inline: inline)
                 guard let shard = Shard(parsing: text) else {
@@ -129,7 +136,7 @@ public struct CommandLineArguments: Equatable, Sendable {
                 throw UsageError("unknown option '\(name)'")
             }
             if result.command == .measure,
-               ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--shard"].contains(name) {
+               ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--progress", "--shard"].contains(name) {
                 throw UsageError("'\(name)' is an option of 'pageheight batch'")
             }
             index += 1

@@ -51,6 +51,9 @@ public enum HelpText {
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
+          --template <file>       Every page (a file: an article fragment) goes into this reader template at
+                                  {{article}}; the template's links resolve beside it, the fragment's beside
+                                  the fragment ("default": the built-in one).
           --json                  Print the full report as JSON.
           -v, --verbose           Print timestamped steps on stderr.
           --version               Print the version.
@@ -68,6 +71,7 @@ public enum HelpText {
           --resume                Continue an --out file: skip the pages it holds, repair a cut-off last line.
           --retries <n>           Measure a page whose web process crashed again, n times. (default: 0)
           --shard <k>/<n>         Measure only slice k of n (from 1): a stable split by a hash of each entry.
+          --progress              Print progress on stderr every 10 s also when it is not a terminal.
           --no-progress           No live progress line (there is none when stderr is not a terminal).
 
         REGRESSION:

@@ -526,6 +526,7 @@ final class MeasurementDriver {
         let reading = usable ? await finalReading() : nil
         builder.metrics = reading?.metrics
         builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
+        builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [])
         if builder.verdict().0 == .fallback { builder.text = await pageText() }
         var report = builder.build()
         if let snapshotPath {
@@ -552,7 +553,7 @@ final class MeasurementDriver {
     /// from the loaded main resource (within a second).
     private func pageText() async -> PlainText? {
         switch source {
-        case .html(let html, _):
+        case .html(let html, _, _):
             return PlainText(html: html)
         case .file(let path):
             if let data = FileManager.default.contents(atPath: path) {

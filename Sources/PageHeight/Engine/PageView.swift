@@ -404,6 +404,7 @@ final class PageView {
 
     func load(_ source: PageSource) {
         renewed = false
+        ph_clear_failed_resources(view)
         noteWebProcess { start(source) }
     }
 
@@ -426,7 +427,7 @@ final class PageView {
             } else {
                 webkit_web_view_load_uri(view, uri)
             }
-        case .html(let html, let base):
+        case .html(let html, let base, _):
             webkit_web_view_load_html(view, html, base)
         }
     }
@@ -442,6 +443,17 @@ final class PageView {
                 Bridge.resume(data, with: result)
             }, context)
         }
+    }
+
+    /// The subresources of the page loaded last that failed so far (the first 50), and how many
+    /// failed.
+    var failedResources: (listed: [FailedResource], total: Int) {
+        var listed: [FailedResource] = []
+        var uri: UnsafePointer<CChar>?, reason: UnsafePointer<CChar>?
+        while ph_failed_resource(view, Int32(listed.count), &uri, &reason) != 0, let uri, let reason {
+            listed.append(FailedResource(url: String(cString: uri), reason: String(cString: reason)))
+        }
+        return (listed, Int(ph_failed_resources_total(view)))
     }
 
     /// The view's requests (of any frame, any kind) that started and have not finished.

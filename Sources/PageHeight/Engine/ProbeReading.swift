@@ -21,6 +21,8 @@ struct ProbeReading: Decodable, Sendable {
     var metrics: HeightMetrics?
     /// `document.compatMode`, with the metrics: `BackCompat` is quirks mode.
     var compatMode: String?
+    /// With the metrics: the URLs of the elements whose resource failed, as the page saw them.
+    var resourceErrors: [String]?
     /// Time spent inside `measure()` (the forced layout and the reads), milliseconds.
     var layoutMs: Double?
     /// `performance.timing.loadEventEnd`, milliseconds since the epoch.

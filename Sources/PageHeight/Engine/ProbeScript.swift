@@ -194,7 +194,7 @@ function schedule(cause) {
 function measure(all) {
   const started = now();
   const result = { value: value(), pending: pending(), innerHeight: window.innerHeight };
-  if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; }
+  if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; result.resourceErrors = resourceErrors; }
   result.layoutMs = now() - started;
   if (!loadStamps) loadStamps = readLoadStamps();
   if (loadStamps) Object.assign(result, loadStamps);
@@ -300,8 +300,13 @@ window.addEventListener('load', (e) => {
   else if (target === document || target === window) schedule('load');
   else schedule('resource-load');
 }, true);
+// The URLs of elements whose resource failed (an image, a stylesheet, a script): also those the
+// content filter stopped before any request was made, which the engine never reports.
+const resourceErrors = [];
 window.addEventListener('error', (e) => {
   const target = e.target;
+  const url = target && target !== window ? (target.currentSrc || target.src || target.href) : null;
+  if (typeof url === 'string' && url && resourceErrors.length < 50 && resourceErrors.indexOf(url) < 0) resourceErrors.push(url);
   schedule(target && target.tagName === 'IMG' ? 'image-error' : 'resource-error');
 }, true);
 document.addEventListener('readystatechange', () => schedule('ready-state'));

@@ -4,7 +4,8 @@ import Foundation
 /// view carries for its page (`PageView.load`), whatever the network mode:
 ///
 /// - local files only from the page's own directory and below (for HTML given with a base URL,
-///   a template's or standard input's: the base's directory);
+///   a template's or standard input's: the base's directory, and the directories it names as
+///   also readable: a template's fragment's);
 /// - nothing on loopback (`localhost`, `127.0.0.0/8`, `[::1]`) unless the page itself is served
 ///   from loopback, nothing on private addresses (`10/8`, `172.16/12`, `192.168/16`,
 ///   `169.254/16`, `[fc00::/7]`, `[fe80::/10]`, `0.0.0.0`) or on this machine's own addresses
@@ -38,6 +39,9 @@ enum SubresourceBoundary {
         }
         var exceptions: [String] = []
         if let directory = fileDirectory(source) { exceptions.append("^" + escape(directory)) }
+        if case .html(_, _, let alsoReadable) = source {
+            exceptions += alsoReadable.filter { $0.hasPrefix("file:///") && $0.hasSuffix("/") }.map { "^" + escape($0) }
+        }
         for allowed in allowedHosts {
             let (name, port) = split(allowed)
             exceptions.append("^[a-z]+://" + escape(name) + (port.map { ":" + $0 } ?? "(:[0-9]+)?") + "[/?#]")
@@ -78,7 +82,7 @@ enum SubresourceBoundary {
         switch source {
         case .file(let path):
             return URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true).absoluteString
-        case .html(_, let base):
+        case .html(_, let base, _):
             guard let url = URL(string: base), url.isFileURL else { return nil }
             return URL(fileURLWithPath: base.hasSuffix("/") ? url.path : url.deletingLastPathComponent().path,
                        isDirectory: true).absoluteString

@@ -6,15 +6,16 @@ public enum PageSource: Sendable, Equatable {
     case url(String)
     /// An absolute path to a local file (loaded as a file:// URI).
     case file(String)
-    /// HTML text, with the base URL that resolves its relative links.
-    case html(String, baseURL: String)
+    /// HTML text, with the base URL that resolves its relative links, and directories (`file://`
+    /// URLs ending in `/`) it may read besides the base's (a template's fragment's).
+    case html(String, baseURL: String, alsoReadable: [String] = [])
 
     /// The URL the report names.
     public var url: String {
         switch self {
         case .url(let url): url
         case .file(let path): URL(fileURLWithPath: path).absoluteString
-        case .html(_, let base): base
+        case .html(_, let base, _): base
         }
     }
 

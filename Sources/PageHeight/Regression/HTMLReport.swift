@@ -3,8 +3,12 @@ import Foundation
 /// `check --report DIR`: one self-contained HTML file (snapshots inlined as `data:` URLs, no
 /// scripts or styles from elsewhere) that opens from disk without a server.
 ///
-/// Per case: the baseline and current heights, the timeline as an SVG chart, and the baseline
-/// and current full-document snapshots side by side with the changed region marked. The mark
+/// At the top, an index of the cases (failed first) with anchors and a filter (failed only /
+/// all). Per case: the baseline and current heights, the command that accepts a failure
+/// (`check --update --grep`), the timeline as an SVG chart, and the baseline and current
+/// full-document snapshots side by side, at one scale and scrolling together, with the changed
+/// region marked. Snapshots stay inlined: a canvas may read an inline image's pixels, not a
+/// file's (Chromium taints `file:` images), and the file stays one that can be mailed. The mark
 /// is computed twice: in Swift, the rows only one snapshot has (from the PNG sizes); in the
 /// page, a script compares the pixels (inline images do not taint a canvas) and draws the box
 /// around every differing pixel.
@@ -24,14 +28,19 @@ public enum HTMLReport {
         }
     }
 
-    public static func html(suiteName: String, summary: String, entries: [Entry], note: String? = nil) -> String {
+    /// - Parameter suiteArgument: the suite as the command line named it, for the accept command.
+    public static func html(suiteName: String, summary: String, entries: [Entry], note: String? = nil,
+                            suiteArgument: String? = nil) -> String {
         var body = [
             "<h1>pageheight check: \(escape(suiteName))</h1>",
             #"<p class="summary">\#(escape(summary))</p>"#,
         ]
         if let note { body.append(#"<p class="note">\#(escape(note))</p>"#) }
         if entries.isEmpty { body.append(#"<p class="empty">No failing cases.</p>"#) }
-        for (index, entry) in entries.enumerated() { body.append(section(entry, index: index)) }
+        // Failed cases first, in the index and below.
+        let ordered = entries.filter { !$0.comparison.passed } + entries.filter { $0.comparison.passed }
+        if !ordered.isEmpty { body.append(index(ordered)) }
+        for (index, entry) in ordered.enumerated() { body.append(section(entry, index: index, suite: suiteArgument ?? suiteName)) }
         return """
         <!DOCTYPE html>
         <html lang="en">
@@ -53,7 +62,32 @@ public enum HTMLReport {
         """
     }
 
-    static func section(_ entry: Entry, index: Int) -> String {
+    /// The index: a link to every case with its verdict, and the filter.
+    static func index(_ entries: [Entry]) -> String {
+        let failed = entries.filter { !$0.comparison.passed }.count
+        let items = entries.enumerated().map { index, entry in
+            let comparison = entry.comparison
+            return ##"<li class="\##(comparison.passed ? "pass" : "fail")"><a href="#case-\##(index + 1)">\##(escape(comparison.testCase.name))</a> \##(comparison.passed ? "passed" : "FAIL")</li>"##
+        }
+        return """
+        <nav class="index"><p><label><input type="checkbox" id="failed-only" data-role="filter"\(failed > 0 ? " checked" : "")> failed only</label> (\(failed) failed of \(entries.count) shown)</p>
+        <ol>
+        \(items.joined(separator: "\n"))
+        </ol></nav>
+        """
+    }
+
+    /// The shell command that takes the case's current result as its baseline.
+    static func acceptCommand(_ testCase: RegressionCase, suite: String) -> String {
+        "pageheight check --update --grep \(shellQuoted(testCase.name)) \(shellQuoted(suite))"
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        text.allSatisfy { $0.isLetter || $0.isNumber || "-_./".contains($0) } ? text
+            : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
+    static func section(_ entry: Entry, index: Int, suite: String = "suite.json") -> String {
         let comparison = entry.comparison
         let was = comparison.baseline.map { CaseOutcome.format(status: $0.status, height: $0.height) } ?? "none"
         let now = comparison.current.formatted
@@ -64,6 +98,7 @@ public enum HTMLReport {
         <section class="case \(comparison.passed ? "pass" : "fail")" id="case-\(index + 1)" data-verdict="\(comparison.verdict.rawValue)">
         <h2>\(escape(comparison.testCase.name))</h2>
         <p class="message">\(escape(comparison.message))</p>
+        \(comparison.passed ? "" : #"<p class="accept">To accept this change: <code data-role="accept">\#(escape(acceptCommand(comparison.testCase, suite: suite)))</code></p>"#)
         <table class="heights">
         <tr><th>baseline</th><th>current</th><th>change</th><th>tolerance</th></tr>
         <tr><td class="baseline-height">\(escape(was))</td><td class="current-height">\(escape(now))</td><td class="change">\(escape(change))</td><td>\(escape(comparison.tolerance.description))</td></tr>
@@ -91,8 +126,15 @@ public enum HTMLReport {
         }
         return """
         <figure class="snapshot \(role)"><figcaption>\(escape(caption)) <span class="size">(\(own.width)×\(own.height) px)</span></figcaption>
-        <div class="frame"><div class="stack"><img alt="\(role) snapshot" data-role="\(role)" src="data:image/png;base64,\(png.base64EncodedString())">\(mark)</div></div></figure>
+        <div class="frame"><div class="stack" style="width:\(widthPercent(own, other))%"><img alt="\(role) snapshot" data-role="\(role)" src="data:image/png;base64,\(png.base64EncodedString())">\(mark)</div></div></figure>
         """
+    }
+
+    /// The snapshot's width as a share of the wider of the two: both frames are as wide, so
+    /// both snapshots are drawn at one scale.
+    static func widthPercent(_ own: PNGSize, _ other: PNGSize?) -> String {
+        let widest = max(own.width, other?.width ?? 0)
+        return String(format: "%.3f", widest > 0 ? Double(own.width) / Double(widest) * 100 : 100)
     }
 
     static func staticRegionText(_ baseline: PNGSize?, _ current: PNGSize?) -> String {
@@ -117,8 +159,11 @@ public enum HTMLReport {
     .snapshots { display: flex; gap: 16px; align-items: flex-start; }
     .snapshot { flex: 1 1 0; margin: 0; min-width: 0; }
     .frame { max-height: 480px; overflow: auto; border: 1px solid #bbb; background: #eee; }
-    .stack { position: relative; display: inline-block; max-width: 100%; vertical-align: top; }
-    .stack img { display: block; max-width: 100%; height: auto; }
+    .stack { position: relative; display: inline-block; vertical-align: top; }
+    .stack img { display: block; width: 100%; height: auto; }
+    .index ol { columns: 2; } .index li.fail a { color: #c62828; font-weight: bold; }
+    body.failed-only .case.pass, body.failed-only .index li.pass { display: none; }
+    .accept code { background: #f4f4f4; padding: 1px 4px; user-select: all; }
     .mark { position: absolute; left: 0; right: 0; pointer-events: none; }
     .mark.tail { background: rgba(255, 193, 7, 0.35); border-top: 2px dashed #e65100; }
     .mark.diff { outline: 3px solid #d50000; background: rgba(213, 0, 0, 0.12); }
@@ -175,6 +220,21 @@ public enum HTMLReport {
     function whenLoaded(img) {
       return img.complete ? Promise.resolve() : new Promise(r => { img.onload = img.onerror = r; });
     }
+    const filter = document.querySelector('[data-role=filter]');
+    function applyFilter() { document.body.classList.toggle('failed-only', !!filter && filter.checked); }
+    if (filter) filter.addEventListener('change', applyFilter);
+    applyFilter();
+    // The two snapshots of a case scroll together (same scale, so the same share of the height).
+    document.querySelectorAll('.snapshots').forEach(pair => {
+      const frames = [...pair.querySelectorAll('.frame')];
+      let syncing = false;
+      for (const frame of frames) frame.addEventListener('scroll', () => {
+        if (syncing) return;
+        syncing = true;
+        for (const other of frames) if (other !== frame) { other.scrollTop = frame.scrollTop; other.scrollLeft = frame.scrollLeft; }
+        requestAnimationFrame(() => { syncing = false; });
+      });
+    });
     Promise.all([...document.images].map(whenLoaded)).then(() => {
       document.querySelectorAll('section.case').forEach(compare);
       document.body.dataset.compared = 'yes';

@@ -4,24 +4,33 @@ import Foundation
 /// (a bare `<div id="readability-page-1">…` has no doctype, charset or CSS of its own).
 ///
 /// The fragment replaces the placeholder `{{article}}`. The inserted page is loaded as HTML
-/// text (so it is UTF-8 whatever the fragment declares) with the fragment's own directory as
-/// its base URL, so relative images resolve and `--offline` lets them through.
+/// text (so it is UTF-8 whatever the fragment declares). A template read from a file is based
+/// at its own directory, so its stylesheets, scripts and fonts resolve as they do beside it;
+/// the fragment's relative links are made absolute against the fragment's directory
+/// (`FragmentLinks`), and the page may read both directories. The built-in template has no
+/// links: it is based at the fragment's directory.
 public struct ReaderTemplate: Sendable, Equatable {
     public static let placeholder = "{{article}}"
 
     public var html: String
+    /// The directory of the template's file (a `file://` URL ending in `/`); nil for the
+    /// built-in template.
+    public var directory: String?
 
     /// Checks that `html` has the placeholder.
-    public init(html: String, origin: String = "the template") throws(TemplateError) {
+    public init(html: String, origin: String = "the template", directory: String? = nil) throws(TemplateError) {
         guard html.contains(Self.placeholder) else { throw TemplateError(origin, "no \(Self.placeholder) placeholder to insert the article at") }
         self.html = html
+        self.directory = directory
     }
 
     public static func load(_ path: String) throws(TemplateError) -> ReaderTemplate {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TemplateError(path, FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
         }
-        return try ReaderTemplate(html: String(decoding: data, as: UTF8.self), origin: path)
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL
+        return try ReaderTemplate(html: String(decoding: data, as: UTF8.self), origin: path,
+                                  directory: absolute.deletingLastPathComponent().absoluteString)
     }
 
     /// The template with `fragment` at the placeholder (every occurrence).
@@ -32,8 +41,12 @@ public struct ReaderTemplate: Sendable, Equatable {
     /// The page to measure for the fragment file at `path` (absolute).
     public func page(forFragmentAt path: String) throws(TemplateError) -> PageSource {
         guard let data = FileManager.default.contents(atPath: path) else { throw TemplateError(path, "cannot read the article fragment") }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().absoluteString
-        return .html(inserting(String(decoding: data, as: UTF8.self)), baseURL: directory.hasSuffix("/") ? directory : directory + "/")
+        var fragmentDirectory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().absoluteString
+        if !fragmentDirectory.hasSuffix("/") { fragmentDirectory += "/" }
+        let fragment = String(decoding: data, as: UTF8.self)
+        guard let directory else { return .html(inserting(fragment), baseURL: fragmentDirectory) }
+        return .html(inserting(FragmentLinks.absolute(fragment, directory: fragmentDirectory)), baseURL: directory,
+                     alsoReadable: fragmentDirectory == directory ? [] : [fragmentDirectory])
     }
 
     /// The built-in template: the same text as `Pages/templates/reader.html` (a test keeps them

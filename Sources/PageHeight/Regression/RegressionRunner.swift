@@ -48,15 +48,18 @@ public final class RegressionRunner: @unchecked Sendable {
         self.repeatCount = max(1, repeatCount)
     }
 
-    /// Measures every job; `finished` is called as each case ends (from any task).
+    /// Measures every job; `started` is called as each case starts, with its place in `work`,
+    /// and `finished` as each ends (from any task).
     public func run(_ work: [Job], verbose: (@Sendable (String) -> Void)? = nil,
+                    started: @escaping @Sendable (Int, RegressionCase) -> Void = { _, _ in },
                     finished: @escaping @Sendable (CaseResult) -> Void = { _ in }) async -> [CaseResult] {
-        let queue = JobQueue(work)
+        let queue = JobQueue(Array(work.enumerated()))
         let results = ResultStore()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<min(jobs, max(work.count, 1)) {
                 group.addTask { [self] in
-                    while let job = await queue.next() {
+                    while let (place, job) = await queue.next() {
+                        started(place, job.testCase)
                         let result = await measure(job, verbose: verbose)
                         finished(result)
                         await results.add(result)
@@ -113,9 +116,9 @@ public final class RegressionRunner: @unchecked Sendable {
 }
 
 private actor JobQueue {
-    private var jobs: [RegressionRunner.Job]
-    init(_ jobs: [RegressionRunner.Job]) { self.jobs = jobs.reversed() }
-    func next() -> RegressionRunner.Job? { jobs.popLast() }
+    private var jobs: [(Int, RegressionRunner.Job)]
+    init(_ jobs: [(Int, RegressionRunner.Job)]) { self.jobs = jobs.reversed() }
+    func next() -> (Int, RegressionRunner.Job)? { jobs.popLast() }
 }
 
 private actor ResultStore {

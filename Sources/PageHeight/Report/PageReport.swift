@@ -131,6 +131,10 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// The document is in quirks mode (it has no doctype): `body.scrollHeight` is then at least the
     /// view's height, and fit mode reads content as tall as the view (absent otherwise).
     public var quirksMode: Bool?
+    /// Subresources that failed to load (the first 50; `failedResourcesTotal` counts them all).
+    public var failedResources: [FailedResource]? = nil
+    /// How many subresources failed, when more than `failedResources` lists.
+    public var failedResourcesTotal: Int? = nil
     /// Pending work the rules stopped waiting for, and when (font faces that kept loading
     /// past the probe's patience).
     public var gaveUp: String?

@@ -21,6 +21,8 @@ public struct ReportBuilder: Sendable {
     public var stoppedNavigations: [String] = []
     /// Seconds of layout inside the reading that gave the verdict.
     public var verdictLayout: Double = 0
+    /// Subresources that failed to load (as many as the engine kept), and how many failed.
+    public var failedResources: (listed: [FailedResource], total: Int) = ([], 0)
 
     public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
                 metrics: HeightMetrics? = nil, text: PlainText? = nil) {
@@ -101,6 +103,10 @@ public struct ReportBuilder: Sendable {
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
         report.clockJumps = session.clockJumps.isEmpty ? nil : session.clockJumps
+        if !failedResources.listed.isEmpty {
+            report.failedResources = failedResources.listed
+            if failedResources.total > failedResources.listed.count { report.failedResourcesTotal = failedResources.total }
+        }
         return report
     }
 

@@ -2,7 +2,17 @@
 /// `1234 px (settled at 0.82 s; the 5.3 s schedule would show 1198 px)`.
 public enum SummaryLine {
     public static func format(_ report: PageReport) -> String {
-        let line = body(report)
+        var line = body(report)
+        if let failed = report.failedResources,
+           let warning = FailedResource.warning(failed, total: report.failedResourcesTotal ?? failed.count) {
+            line += "; warning: " + warning
+        }
+        if let error = report.snapshotError {
+            // Cairo draws at most 32767 px in one piece; WebKit then says only that it failed.
+            let tall = (report.metrics?.max ?? report.height ?? 0) * report.options.zoom > 32767
+            line += "; error: the snapshot was not written: " + error
+                + (tall ? " (the page is taller than 32767 px, the most a snapshot can be drawn in one piece)" : "")
+        }
         guard report.quirksMode == true, report.options.metric == .bodyScroll else { return line }
         return line + "; warning: quirks mode (no <!DOCTYPE html>): body.scrollHeight is at least the view's height"
     }
