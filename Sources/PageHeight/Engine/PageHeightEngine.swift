@@ -9,7 +9,7 @@ import Foundation
 /// Start it once per process with `PageHeightEngine.shared()`; `measure` may be called from
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
-    private let thread: GLibThread
+    let thread: GLibThread
     /// GLib thread only: one pool (and web context) per network mode, made on first use.
     nonisolated(unsafe) private var pools: [String: ViewPool] = [:]
     nonisolated(unsafe) private var refusingPort: RefusingPort?
@@ -83,7 +83,7 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// anything but loopback to a refusing proxy; in block mode its views also carry the
     /// content filter that stops those requests before they are sent (the proxy stays, for what
     /// the filter does not see). GLib thread only.
-    private func pool(for options: MeasureOptions) throws -> ViewPool {
+    func pool(for options: MeasureOptions) throws -> ViewPool {
         let mode = options.offline ? options.offlineMode.rawValue : "online"
         if let pool = pools[mode] { return pool }
         let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
