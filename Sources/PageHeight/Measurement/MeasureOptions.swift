@@ -69,6 +69,7 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0
+    public var clock: PageClockMode = .real
 
     public init() {}
 }

@@ -1,5 +1,5 @@
 // The probe (see ProbeScript.swift): runs at document start in the script world `pageheight`,
-// as the body of a function whose prologue defines METRIC and STATE_EVENT.
+// as the body of a function whose prologue defines METRIC, STATE_EVENT and CLOCK_EVENT.
 if (window.__pageheight) return;
 const handlers = window.webkit && window.webkit.messageHandlers;
 const channel = handlers && handlers.pageheight;
@@ -11,6 +11,8 @@ try { localStorage.clear(); } catch (e) {}
 try { sessionStorage.clear(); } catch (e) {}
 const post = channel.postMessage.bind(channel);
 const stringify = JSON.stringify.bind(JSON);
+// This world's own `performance.now()`: real time (the hooks' virtual clock replaces the page
+// world's, which this world does not share).
 const now = () => performance.now();
 const nativeSetTimeout = window.setTimeout.bind(window);
 // Reports are read in the next animation frame, where the engine lays out anyway: reading a
@@ -50,17 +52,37 @@ function value() {
 }
 
 // --- pending work ------------------------------------------------------------------------
-// The page's one-shot timers (due times, performance.now() ms) and requests in flight, as the
-// hooks in the page's world last told them.
-let hooked = { timers: [], requests: 0 };
+// The page's one-shot timers (due times, virtual ms: performance.now() plus the clock's offset)
+// and requests in flight, the virtual clock's offset (ms, 0 on the real clock) and its earliest due
+// timer of any kind (virtual ms; null on the real clock, or with no timer), as the hooks in the
+// page's world last told them.
+let hooked = { timers: [], requests: 0, offset: 0, next: null };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
   if (!state || !Array.isArray(state.timers) || typeof state.requests !== 'number') return;
-  hooked = { timers: state.timers.filter((t) => typeof t === 'number' && isFinite(t)).sort((a, b) => a - b).slice(0, 1000),
-             requests: Math.max(0, Math.min(state.requests, 1000)) };
+  const finite = (x) => typeof x === 'number' && isFinite(x);
+  hooked = { timers: state.timers.filter(finite).sort((a, b) => a - b).slice(0, 1000),
+             requests: Math.max(0, Math.min(state.requests, 1000)),
+             offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
+             next: finite(state.next) ? state.next : null };
   schedule(typeof state.cause === 'string' ? state.cause : null);
 });
+// The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
+const virtualNow = () => now() + hooked.offset;
+function clock() {
+  return { now: virtualNow(), offset: hooked.offset, next: hooked.next };
+}
+// Jumps the page's clock to `to` (virtual ms) if that is ahead; the hooks answer before the
+// dispatch returns. Returns the clock after it, as JSON text. On the real clock nothing listens.
+const dispatch = EventTarget.prototype.dispatchEvent;
+const NativeCustomEvent = window.CustomEvent;
+function advance(to) {
+  if (typeof to === 'number' && isFinite(to) && to > virtualNow()) {
+    dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify({ to: to }) }));
+  }
+  return stringify(clock());
+}
 // Fonts load while `document.fonts.status` says so or a face does. Neither alone is to be
 // trusted: WebKit can leave the set's status at "loading" for good once its faces failed, a
 // face whose font-display period ran out reads "error" while its font still loads, and a page
@@ -100,7 +122,7 @@ function pending() {
       if (timing && isFinite(timing.endTime)) animations++;
     }
   }
-  const t = now();
+  const t = virtualNow();
   const due = [];
   for (const at of hooked.timers) due.push(Math.max(0, at - t) / 1000);
   return {
@@ -131,7 +153,7 @@ function report() {
   if (v === lastValue && key === lastPending) return;
   lastValue = v;
   lastPending = key;
-  post(stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight }));
+  post(stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight, clock: clock() }));
 }
 function schedule(cause) {
   if (cause && causes.indexOf(cause) < 0) causes.push(cause);
@@ -143,7 +165,7 @@ function schedule(cause) {
 // when asked (`all`): lowest-element visits every element's box.
 function measure(all) {
   const started = now();
-  const result = { value: value(), pending: pending(), innerHeight: window.innerHeight };
+  const result = { value: value(), pending: pending(), innerHeight: window.innerHeight, clock: clock() };
   if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; }
   result.layoutMs = now() - started;
   if (!loadStamps) loadStamps = readLoadStamps();
@@ -215,7 +237,8 @@ function viewCulprits(threshold) {
 }
 
 Object.defineProperty(window, '__pageheight', {
-  value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits }),
+  value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
+                         clock: () => stringify(clock()), advance: advance }),
   writable: false, configurable: false, enumerable: false,
 });
 

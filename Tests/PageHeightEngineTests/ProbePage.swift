@@ -1,0 +1,139 @@
+// ProbePage.swift - one page loaded in a view of the engine's, with no measurement around it, for
+// tests that call the probe directly: `window.__pageheight` in the probe's world, and expressions
+// in the page's own world.
+
+import Foundation
+@testable import PageHeight
+
+/// A page in a view of its own. The view lives on the engine's GLib thread and is touched only
+/// there (every call hops onto it), which is what makes carrying it across tasks sound.
+final class ProbePage: @unchecked Sendable {
+    private let engine: PageHeightEngine
+    private let pool: ViewPool
+    private let view: PageView
+    private let options: MeasureOptions
+
+    private init(engine: PageHeightEngine, pool: ViewPool, view: PageView, options: MeasureOptions) {
+        self.engine = engine
+        self.pool = pool
+        self.view = view
+        self.options = options
+    }
+
+    /// Loads `source` in a new view on the chosen clock and returns once the document is
+    /// complete (throws after `within` seconds).
+    static func open(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
+                     within seconds: Double = 10) async throws -> ProbePage {
+        let engine = try PageHeightEngine.shared()
+        var options = options
+        options.clock = clock
+        let page: ProbePage = try await withCheckedThrowingContinuation { continuation in
+            engine.thread.perform {
+                do {
+                    let pool = try engine.pool(for: options)
+                    let view = pool.checkout(options, fresh: true)
+                    view.setClock(virtual: clock == .virtual)
+                    view.load(source)
+                    continuation.resume(returning: ProbePage(engine: engine, pool: pool, view: view, options: options))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        while try await page.evaluate("document.readyState + (window.__pageheight ? '' : ' (no probe)')") != "complete" {
+            guard Date() < deadline else {
+                await page.close()
+                throw ProbePageError.notLoaded(seconds: seconds)
+            }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return page
+    }
+
+    /// Evaluates `script` in the probe's world: a string result as its text, anything else as JSON.
+    func evaluate(_ script: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            engine.thread.perform { [view] in
+                view.evaluate(script) { continuation.resume(with: $0.mapError { $0 as Error }) }
+            }
+        }
+    }
+
+    /// Evaluates `expression` in the page's own world (as an inline script the probe inserts) and
+    /// returns its value as JSON text.
+    func evaluateInPage(_ expression: String) async throws -> String {
+        let script = "document.documentElement.setAttribute('data-probe-page', JSON.stringify((\(expression))))"
+        let literal = String(decoding: try JSONEncoder().encode(script), as: UTF8.self)
+        return try await evaluate("""
+            (() => {
+              const s = document.createElement('script');
+              s.textContent = \(literal);
+              document.documentElement.appendChild(s);
+              s.remove();
+              const value = document.documentElement.getAttribute('data-probe-page');
+              document.documentElement.removeAttribute('data-probe-page');
+              return value === null ? 'no value' : value;
+            })()
+            """)
+    }
+
+    /// The probe's reading with every metric.
+    func measure() async throws -> ProbeReading {
+        let json = try await evaluate(ProbeScript.measureAllCall)
+        return try ProbeReading.decode(json).unwrap(json)
+    }
+
+    /// The page's clock.
+    func clock() async throws -> PageClock {
+        let json = try await evaluate(ProbeScript.clockCall)
+        return try ProbeReading.decodeClock(json).unwrap(json)
+    }
+
+    /// Jumps the page's clock to `ms` and returns it after the jump.
+    func advance(to ms: Double) async throws -> PageClock {
+        let json = try await evaluate(ProbeScript.advanceCall(toMs: ms))
+        return try ProbeReading.decodeClock(json).unwrap(json)
+    }
+
+    /// Reads `metric` (the probe's value) until `accept` holds or `seconds` passed; the last value.
+    func value(within seconds: Double, until accept: (Double) -> Bool) async throws -> Double {
+        let deadline = Date().addingTimeInterval(seconds)
+        var last = -1.0
+        while Date() < deadline {
+            last = try await measure().value ?? -1
+            if accept(last) { return last }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return last
+    }
+
+    /// Closes the view (it goes back to nothing: a view whose clock was swapped is not reused).
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            engine.thread.perform { [pool, view, options] in
+                view.retire()
+                pool.checkin(view, options: options) { continuation.resume() }
+            }
+        }
+    }
+}
+
+enum ProbePageError: Error, CustomStringConvertible {
+    case notLoaded(seconds: Double)
+    case undecodable(String)
+
+    var description: String {
+        switch self {
+        case .notLoaded(let seconds): "the page was not complete after \(seconds) s"
+        case .undecodable(let json): "the probe answered \(json.prefix(200))"
+        }
+    }
+}
+
+private extension Optional {
+    func unwrap(_ json: String) throws -> Wrapped {
+        guard let self else { throw ProbePageError.undecodable(json) }
+        return self
+    }
+}
