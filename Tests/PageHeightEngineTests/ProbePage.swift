@@ -51,6 +51,20 @@ final class ProbePage: @unchecked Sendable {
         return page
     }
 
+    /// Runs `body` on `source` loaded on the chosen clock, then closes the view.
+    static func with<T>(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
+                        _ body: (ProbePage) async throws -> T) async throws -> T {
+        let page = try await open(source, clock: clock, options: options)
+        do {
+            let result = try await body(page)
+            await page.close()
+            return result
+        } catch {
+            await page.close()
+            throw error
+        }
+    }
+
     /// Evaluates `script` in the probe's world: a string result as its text, anything else as JSON.
     func evaluate(_ script: String) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
