@@ -6,11 +6,13 @@ import Foundation
 @testable import PageHeight
 
 /// A page in a view of its own. The view lives on the engine's GLib thread and is touched only
-/// there (every call hops onto it), which is what makes carrying it across tasks sound.
+/// there (every call hops onto it), and released there by `close()` (a web view freed on another
+/// thread aborts), which is what makes carrying it across tasks sound.
 final class ProbePage: @unchecked Sendable {
     private let engine: PageHeightEngine
     private let pool: ViewPool
-    private let view: PageView
+    /// Nil once closed. GLib thread only.
+    private var view: PageView?
     private let options: MeasureOptions
 
     private init(engine: PageHeightEngine, pool: ViewPool, view: PageView, options: MeasureOptions) {
@@ -68,7 +70,8 @@ final class ProbePage: @unchecked Sendable {
     /// Evaluates `script` in the probe's world: a string result as its text, anything else as JSON.
     func evaluate(_ script: String) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
-            engine.thread.perform { [view] in
+            engine.thread.perform { [self] in
+                guard let view else { return continuation.resume(throwing: ProbePageError.closed) }
                 view.evaluate(script) { continuation.resume(with: $0.mapError { $0 as Error }) }
             }
         }
@@ -125,7 +128,9 @@ final class ProbePage: @unchecked Sendable {
     /// Closes the view (it goes back to nothing: a view whose clock was swapped is not reused).
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            engine.thread.perform { [pool, view, options] in
+            engine.thread.perform { [self] in
+                guard let view else { return continuation.resume() }
+                self.view = nil
                 view.retire()
                 pool.checkin(view, options: options) { continuation.resume() }
             }
@@ -136,11 +141,13 @@ final class ProbePage: @unchecked Sendable {
 enum ProbePageError: Error, CustomStringConvertible {
     case notLoaded(seconds: Double)
     case undecodable(String)
+    case closed
 
     var description: String {
         switch self {
         case .notLoaded(let seconds): "the page was not complete after \(seconds) s"
         case .undecodable(let json): "the probe answered \(json.prefix(200))"
+        case .closed: "the page was closed"
         }
     }
 }

@@ -179,8 +179,9 @@ function installVirtualClock() {
     return first;
   }
   nextDue = () => { const first = earliest(); return first ? first.due : null; };
-  function arm() {
-    const first = earliest();
+  // While any timer is set, the native timer is armed or a task is posted: a new timer needs a
+  // look only when it is due before the armed one.
+  function arm(first = earliest()) {
     if (!first) return;
     const wait = first.due - virtualNow();
     if (wait <= 0) {
@@ -227,7 +228,7 @@ function installVirtualClock() {
     virtualTimers.set(id, t);
     // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
     if (!repeating && !(runningTimerDelay !== null && runningTimerDelay === ms)) timers.set(id, t.due);
-    arm();
+    if (!posted && !(armed && armed.due <= t.due)) arm(t);
     tell(null);
     return id;
   }
