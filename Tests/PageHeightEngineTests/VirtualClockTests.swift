@@ -202,4 +202,17 @@ struct VirtualClockTests {
             #expect(second[0] > first[0] && rate <= 0.26, "\(rate) steps a ms")
         }
     }
+
+    /// With the virtual clock's hooks in place and no jump taken (today's driver takes none), the
+    /// page's time is real time: pages measure as on the real clock, through the whole engine.
+    @Test(arguments: ["grow-2.5.html", "date-picks.html", "transition-2s.html", "spin-date.html", "timeout-zero-chain.html"])
+    func withoutJumpsPagesMeasureAsOnTheRealClock(_ name: String) async throws {
+        let fixture = try #require(try FixtureCase.cases(in: Self.pages).first { $0.pageName == name && $0.arguments.isEmpty })
+        var options = try CommandLineArguments.parse(["x"]).options
+        options.clock = .virtual
+        let report = try await PageHeightEngine.shared().measure(Self.fixture(name), options: options)
+        #expect(report.status.rawValue == fixture.status, "\(report.message ?? "")")
+        #expect(report.height.map { Int($0.rounded()) } == fixture.height)
+        #expect(report.strategies.once.height.map { Int($0.rounded()) } == fixture.once)
+    }
 }

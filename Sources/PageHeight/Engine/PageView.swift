@@ -82,7 +82,7 @@ final class PageView {
         ph_dismiss_dialogs_and_refuse_popups(view)
         ph_track_requests(view)
 
-        setClock(virtual: false)
+        setClock(virtual: options.clock == .virtual)
         addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
                   world: ProbeScript.world)
         if options.offline {

@@ -97,6 +97,6 @@ final class ViewPool {
 
     /// The settings a view is made with; pages with other settings get another view.
     private static func key(_ options: MeasureOptions) -> String {
-        "\(options.width)|\(options.fontSize)|\(options.zoom)|\(options.javascript)|\(options.metric.rawValue)"
+        "\(options.width)|\(options.fontSize)|\(options.zoom)|\(options.javascript)|\(options.metric.rawValue)|\(options.clock.rawValue)"
     }
 }
