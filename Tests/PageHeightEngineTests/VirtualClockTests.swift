@@ -147,9 +147,11 @@ struct VirtualClockTests {
                  Number.isInteger(Date.now()), new (class extends Date {})(5).getTime() === 5,
                  new (class extends Date {})() instanceof Date, !('prototype' in Date.now),
                  Math.abs(new Date().getTime() - Date.now()) < 1000,
-                 Math.abs(Date.parse(Date()) - Date.now()) < 2000]
+                 Math.abs(Date.parse(Date()) - Date.now()) < 2000,
+                 setTimeout.length === 1 && setInterval.length === 1 && clearTimeout.length === 0 && Date.now.length === 0,
+                 performance.now.length === 0 && requestAnimationFrame.length === 1 && !('prototype' in setTimeout)]
                 """)
-            #expect(checks == "[" + Array(repeating: "true", count: 19).joined(separator: ",") + "]", "\(checks)")
+            #expect(checks == "[" + Array(repeating: "true", count: 21).joined(separator: ",") + "]", "\(checks)")
         }
     }
 

@@ -132,8 +132,8 @@ function installVirtualClock() {
   const nativePostMessage = window.postMessage;
   const virtualNow = () => now() + offset;
   const virtualEpoch = () => Math.floor(nativeDateNow.call(NativeDate) + offset);
-  // Methods, not function expressions: like the engine's own, they have no `prototype` and
-  // cannot be called with `new`.
+  // Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
+  // own, they have no `prototype` and cannot be called with `new`; their `length` is the engine's.
   const replace = (target, name, value) => {
     const d = Object.getOwnPropertyDescriptor(target, name) || { writable: true, enumerable: false, configurable: true };
     Object.defineProperty(target, name, { value: value, writable: d.writable !== false, enumerable: !!d.enumerable, configurable: true });
@@ -238,10 +238,10 @@ function installVirtualClock() {
     timers.delete(key);
     tell(null);
   }
-  replace(window, 'setTimeout', { setTimeout(handler, delay, ...args) { return add(handler, delay, args, false); } }.setTimeout);
-  replace(window, 'setInterval', { setInterval(handler, delay, ...args) { return add(handler, delay, args, true); } }.setInterval);
-  replace(window, 'clearTimeout', { clearTimeout(id) { clear(id); } }.clearTimeout);
-  replace(window, 'clearInterval', { clearInterval(id) { clear(id); } }.clearInterval);
+  replace(window, 'setTimeout', { setTimeout(handler, ...rest) { return add(handler, rest[0], rest.slice(1), false); } }.setTimeout);
+  replace(window, 'setInterval', { setInterval(handler, ...rest) { return add(handler, rest[0], rest.slice(1), true); } }.setInterval);
+  replace(window, 'clearTimeout', { clearTimeout(id = 0) { clear(id); } }.clearTimeout);
+  replace(window, 'clearInterval', { clearInterval(id = 0) { clear(id); } }.clearInterval);
 
   // --- jumps ---
   function advanceAnimations(delta) {
