@@ -82,7 +82,7 @@ struct VirtualClockTests {
               window.ticks = 0; window.order = [];
               setTimeout(() => order.push('c'), 3000);
               setInterval(() => { ticks++; }, 1500);
-              setTimeout(() => order.push('a'), 2000);
+              setTimeout(() => { order.push('a'); Promise.resolve().then(() => order.push('a then')); }, 2000);
               setTimeout(() => order.push('b'), 2000);
               setTimeout(() => order.push('early'), 1900);
               setTimeout('order.push("string " + (1 + 1))', 2500);
@@ -101,7 +101,7 @@ struct VirtualClockTests {
             var last = try await page.advance(to: clock.now + 3100)
             try await Task.sleep(nanoseconds: 200_000_000)
             let order = try await page.evaluateInPage("order")
-            #expect(order == #"["early","a","b","string 2","args","c"]"#)
+            #expect(order == #"["early","a","a then","b","string 2","args","c"]"#) // a task each: microtasks between
             #expect(try await Self.numbers(page, "[ticks]") == [1])
             for round in 1...3 {
                 last = try await page.clock()

@@ -93,8 +93,10 @@ if (window.XMLHttpRequest) {
 // runs slower than real time, so a page that waits for `Date.now()` to pass a moment still ends.
 // `Date.now()`, `new Date()`, `Date()`, `performance.now()` and the timestamps
 // `requestAnimationFrame` callbacks receive all read it; `new Date(x)`, `Date.UTC`, `Date.parse`,
-// `Date.prototype` and `instanceof Date` are the engine's own. `requestIdleCallback` is left
-// alone: its callbacks read the clock through `performance.now()`, and its deadline is relative.
+// `Date.prototype` and `instanceof Date` are the engine's own. `requestIdleCallback`, where the
+// engine has it, is left alone: its callbacks read the clock through `performance.now()`, and its
+// deadline is relative. Still real: `Event.timeStamp`, `document.timeline`, and workers' clocks
+// (no user script runs in a worker).
 //
 // Timers (`setTimeout`, `setInterval`, their `clear*`, one id space) are kept here with a
 // virtual due time; one native timer is armed for the earliest, and each due timer runs in a
