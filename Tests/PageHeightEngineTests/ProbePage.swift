@@ -23,12 +23,13 @@ final class ProbePage: @unchecked Sendable {
     }
 
     /// Loads `source` in a new view on the chosen clock and returns once the document is
-    /// complete (throws after `within` seconds).
+    /// complete (throws after `within` seconds). The view is made for the real clock and its hooks
+    /// swapped (`PageView.setClock`) when the clock is virtual.
     static func open(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
                      within seconds: Double = 10) async throws -> ProbePage {
         let engine = try PageHeightEngine.shared()
         var options = options
-        options.clock = clock
+        options.clock = .real
         let page: ProbePage = try await withCheckedThrowingContinuation { continuation in
             engine.thread.perform {
                 do {
@@ -51,6 +52,24 @@ final class ProbePage: @unchecked Sendable {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         return page
+    }
+
+    /// Loads `source` in this view on the chosen clock and returns once the document is complete
+    /// with the title `title` (throws after `within` seconds).
+    func load(_ source: PageSource, clock: PageClockMode, title: String, within seconds: Double = 10) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            engine.thread.perform { [self] in
+                guard let view else { return continuation.resume(throwing: ProbePageError.closed) }
+                view.setClock(virtual: clock == .virtual)
+                view.load(source)
+                continuation.resume()
+            }
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        while try await evaluate("document.title + ' ' + document.readyState") != "\(title) complete" {
+            guard Date() < deadline else { throw ProbePageError.notLoaded(seconds: seconds) }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
     }
 
     /// Runs `body` on `source` loaded on the chosen clock, then closes the view.

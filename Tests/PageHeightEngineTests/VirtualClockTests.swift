@@ -171,6 +171,24 @@ struct VirtualClockTests {
         }
     }
 
+    /// One view takes either clock: `PageView.setClock` swaps the hooks before the next load.
+    @Test func aViewSwapsItsClockBetweenLoads() async throws {
+        func titled(_ title: String) -> PageSource {
+            Self.html("<title>\(title)</title><div style=\"height:100px\"></div>")
+        }
+        let native = "[Date.now, setInterval].map((f) => String(f).includes('[native code]'))"
+        try await ProbePage.with(titled("first"), clock: .real) { page in
+            #expect(try await page.evaluateInPage(native) == "[true,true]")
+            try await page.load(titled("second"), clock: .virtual, title: "second")
+            #expect(try await page.evaluateInPage(native) == "[false,false]")
+            let now = try await page.clock().now
+            #expect(try await page.advance(to: now + 1000).offset > 900)
+            try await page.load(titled("third"), clock: .real, title: "third")
+            #expect(try await page.evaluateInPage(native) == "[true,true]")
+            #expect(try await page.clock().offset == 0)
+        }
+    }
+
     /// A jump reaches child frames (forwarded by their parent), and a frame made after a jump
     /// asks its parent for the clock.
     @Test func framesFollowTheTopFramesClock() async throws {
