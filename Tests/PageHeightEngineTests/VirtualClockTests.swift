@@ -209,6 +209,50 @@ struct VirtualClockTests {
         }
     }
 
+    /// The same across origins: a sandboxed frame (an opaque origin) is told by `postMessage`.
+    @Test func aCrossOriginFrameFollowsTheTopFramesClock() async throws {
+        let child = "<script>addEventListener('message', (e) => { if (e.data === 'now?') parent.postMessage({ now: Date.now() }, '*'); });</script>"
+        let escaped = child.replacingOccurrences(of: "\"", with: "&quot;")
+        try await ProbePage.with(Self.html("""
+            <iframe sandbox="allow-scripts" srcdoc="\(escaped)"></iframe>
+            <script>
+              window.childNow = null;
+              addEventListener('message', (e) => { if (e.data && typeof e.data.now === 'number') childNow = e.data.now; });
+            </script>
+            """), clock: .virtual) { page in
+            let start = try await page.clock()
+            _ = try await page.advance(to: start.now + 60_000)
+            try await Task.sleep(nanoseconds: 200_000_000)
+            _ = try await page.evaluateInPage("(frames[0].postMessage('now?', '*'), 0)")
+            try await Task.sleep(nanoseconds: 200_000_000)
+            let skew = try await Self.numbers(page, "[Date.now() - childNow]")[0]
+            #expect(abs(skew) < 1000, "the cross-origin frame is \(skew) ms behind")
+        }
+    }
+
+    /// A page that sends the clock's event itself can only move its own clock forward, and it
+    /// never sees the probe's.
+    @Test func aPageCanOnlyMoveItsOwnClockForward() async throws {
+        try await ProbePage.with(Self.html("""
+            <script>
+              window.seen = 0;
+              addEventListener('pageheight-clock', () => seen++);
+              window.ask = (to) => dispatchEvent(new CustomEvent('pageheight-clock', { detail: JSON.stringify({ to: to }) }));
+            </script>
+            """), clock: .virtual) { page in
+            let before = try await Self.numbers(page, "[performance.now()]")[0]
+            _ = try await page.evaluateInPage("(ask(0), ask(-1e9), ask('x'), 0)")
+            let after = try await page.clock()
+            #expect(after.offset == 0)
+            _ = try await page.evaluateInPage("(ask(performance.now() + 3000), 0)")
+            let moved = try await page.clock()
+            #expect(moved.offset > 2900 && moved.offset <= 3000, "offset \(moved.offset)")
+            _ = try await page.advance(to: moved.now + 1000)
+            #expect(try await Self.numbers(page, "[seen]") == [0])
+            #expect(try await Self.numbers(page, "[performance.now()]")[0] - before >= 4000)
+        }
+    }
+
     /// timeout-zero-chain.html: the chain runs on under the virtual clock, is not pending, and
     /// waits 4 ms a step once nested (no faster than the engine).
     @Test func aZeroDelayChainIsPeriodic() async throws {
