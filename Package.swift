@@ -20,6 +20,8 @@ let package = Package(
         .target(
             name: "PageHeight",
             dependencies: ["CWebKit", "CPageHeightShim"],
+            // The probe's JavaScript, compiled into the binary (no bundle to find at run time).
+            resources: [.embedInCode("Engine/Probe/probe.js"), .embedInCode("Engine/Probe/hooks.js")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(

@@ -125,6 +125,35 @@ import Testing
     }
 }
 
+/// Options recorded before the clock could be chosen (no `clock` key) were measured on the real
+/// clock: such a report still decodes, and a batch written then resumes, but not under another clock.
+@Suite struct OptionsWithoutAClockTests {
+    static let recordedBefore: String = {
+        let json = String(decoding: try! JSONEncoder().encode(MeasureOptions()), as: UTF8.self)
+        return json.replacingOccurrences(of: #","clock":"real""#, with: "").replacingOccurrences(of: #""clock":"real","#, with: "")
+    }()
+
+    @Test func theyDecodeAsTheRealClock() throws {
+        #expect(!Self.recordedBefore.contains("clock"))
+        let options = try JSONDecoder().decode(MeasureOptions.self, from: Data(Self.recordedBefore.utf8))
+        #expect(options == MeasureOptions() && options.clock == .real)
+        var virtual = MeasureOptions()
+        virtual.clock = .virtual
+        let again = try JSONDecoder().decode(MeasureOptions.self, from: JSONEncoder().encode(virtual))
+        #expect(again.clock == .virtual)
+    }
+
+    @Test func aBatchWrittenThenResumesOnTheRealClockOnly() {
+        let list = PageList(entries: [.init(index: 0, page: "https://a.example/1")])
+        let recorded = [ResumeCheck.Recorded(index: 0, url: "https://a.example/1", options: Self.recordedBefore)]
+        #expect(ResumeCheck.mismatch(recorded, list: list, options: MeasureOptions()) == nil)
+        var virtual = MeasureOptions()
+        virtual.clock = .virtual
+        let message = ResumeCheck.mismatch(recorded, list: list, options: virtual)
+        #expect(message?.contains("clock \"real\"") == true && message?.contains("\"virtual\"") == true, "\(message ?? "nil")")
+    }
+}
+
 @Suite struct SubresourceBoundaryTests {
     @Test func aFilePageGetsItsDirectoryAndNoLoopbackOrPrivateHost() {
         let rules = SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [])

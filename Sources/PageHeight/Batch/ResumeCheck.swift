@@ -22,9 +22,11 @@ public enum ResumeCheck {
     /// nil when it can.
     public static func mismatch(_ recorded: [Recorded], list: PageList, options: MeasureOptions) -> String? {
         let current = optionValues(encode(options))
+        // An option a result does not name was written before the option existed: at its default.
+        let defaults = optionValues(encode(MeasureOptions()))
         let entries = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { a, _ in a })
         for record in recorded.sorted(by: { $0.index < $1.index }) {
-            let was = optionValues(record.options)
+            let was = optionValues(record.options).merging(defaults) { recorded, _ in recorded }
             if let name = current.keys.sorted().first(where: { current[$0] != was[$0] }) {
                 return "its results were measured with \(name) \(was[name] ?? "unset"), this command measures with "
                     + "\(current[name] ?? "unset") (result \(record.index))"

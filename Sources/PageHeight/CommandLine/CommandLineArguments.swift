@@ -104,6 +104,12 @@ public struct CommandLineArguments: Equatable, Sendable {
                     throw UsageError("unknown value '\(text)' for '--until' (one of: settled, schedule, quick)")
                 }
                 result.options.until = rule
+            case "--clock":
+                let text = try value(for: name, inline: inline)
+                guard let clock = PageClockMode(rawValue: text) else {
+                    throw UsageError("unknown value '\(text)' for '--clock' (one of: real, virtual)")
+                }
+                result.options.clock = clock
             case "--schedule":
                 let text = try value(for: name, inline: inline)
                 guard let schedule = GrowingDelaySchedule(parsing: text) else {

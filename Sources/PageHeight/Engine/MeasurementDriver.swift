@@ -401,7 +401,9 @@ final class MeasurementDriver {
         switch wake {
         case .poll: target = (at, "poll")
         case .settleCheck: target = (at, "settle-check")
-        case .refreshPending: target = (at, "pending-check") // animations: moved on with the clock
+        // Pending work of an idle page is timers and animations: the timers are jumped to,
+        // running animations moved on in steps of the look for pending work.
+        case .refreshPending: target = session.pending.animations > 0 ? (at, "pending-check") : (options.timeout, "timeout")
         }
         if let timer = nextPageTimer, timer < target.to { target = (timer, "timer") }
         if options.timeout < target.to { target = (options.timeout, "timeout") }
@@ -430,6 +432,21 @@ final class MeasurementDriver {
         }
     }
 
+    /// The pause between the two readings that tell whether content holds still after a resize:
+    /// 50 ms of the page's time. On the virtual clock an idle page's clock jumps them and one frame
+    /// passes in real time (for what the page does in its next frame: resize observers, animation
+    /// frames).
+    private func holdStill() async {
+        guard virtualClock, session.pageIsIdle(network: view.requestsInFlight) else {
+            return await GLibClock.sleep(0.05)
+        }
+        await advanceClock(to: now + 0.05 - Self.frame, reason: "hold-still")
+        await GLibClock.sleep(Self.frame)
+    }
+
+    /// A frame of the view's 60 Hz display.
+    private static let frame = 1.0 / 60
+
     // MARK: - Fit mode
 
     /// Gives the view the adopted height, waits until the viewport has it, then reads the
@@ -440,7 +457,7 @@ final class MeasurementDriver {
         let issuedAt = now
         await resizeView(to: height)
         let first = await read(.poll, cause: "after-resize")
-        await GLibClock.sleep(0.05)
+        await holdStill()
         let second = await read(.poll, cause: "after-resize")
         guard !Task.isCancelled else { return nil }
         let still = first != nil && second != nil && abs(first! - second!) <= 1
@@ -482,7 +499,7 @@ final class MeasurementDriver {
         _ = await evaluate(ProbeScript.markViewCall)
         await resizeView(to: height)
         let first = await silentRead()
-        await GLibClock.sleep(0.05)
+        await holdStill()
         let second = await silentRead()
         let still = first != nil && second != nil && abs(first! - second!) <= 1
         var culprits: [String] = []

@@ -9,8 +9,8 @@ import Foundation
 /// Start it once per process with `PageHeightEngine.shared()`; `measure` may be called from
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
-    private let thread: GLibThread
-    private let pools = EnginePools()
+    let thread: GLibThread
+    let pools = EnginePools()
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: PageHeightEngine?

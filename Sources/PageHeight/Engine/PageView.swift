@@ -145,7 +145,7 @@ final class PageView {
         ph_dismiss_dialogs_and_refuse_popups(view)
         ph_track_requests(view)
 
-        addScript(ProbeScript.hooks, frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME)
+        setClock(virtual: options.clock == .virtual)
         addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
                   world: ProbeScript.world)
         if options.offline {
@@ -225,6 +225,7 @@ final class PageView {
 
     isolated deinit {
         close()
+        if let hooks { webkit_user_script_unref(hooks.script) }
         g_object_unref(UnsafeMutableRawPointer(view))
         g_object_unref(UnsafeMutableRawPointer(manager))
     }
@@ -331,6 +332,24 @@ final class PageView {
 
     func stopLoading() {
         webkit_web_view_stop_loading(view)
+    }
+
+    /// The page world's hooks in place, and whether they are the virtual clock's.
+    private var hooks: (script: OpaquePointer, virtual: Bool)?
+
+    /// Puts the hooks of the real clock (today's: the top frame's timers and requests) or of the
+    /// virtual clock (every frame's time as well) in place for the next load.
+    func setClock(virtual: Bool) {
+        guard hooks?.virtual != virtual else { return }
+        if let hooks {
+            webkit_user_content_manager_remove_script(manager, hooks.script)
+            webkit_user_script_unref(hooks.script)
+        }
+        let frames = virtual ? WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES : WEBKIT_USER_CONTENT_INJECT_TOP_FRAME
+        let script = webkit_user_script_new(ProbeScript.hooks(virtualClock: virtual), frames,
+                                            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)!
+        webkit_user_content_manager_add_script(manager, script)
+        hooks = (script, virtual)
     }
 
     /// Runs `source` at document start in the chosen frames of every page this view loads, in

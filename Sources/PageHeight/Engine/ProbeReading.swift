@@ -12,12 +12,12 @@ struct ProbeReading: Decodable, Sendable {
         var animations: Int
     }
 
-    /// The page's clock (virtual clock only).
-    var clock: PageClock?
 
     var value: Double?
     var cause: String?
     var pending: Pending?
+    /// The page's clock when the reading was taken.
+    var clock: PageClock?
     var metrics: HeightMetrics?
     /// `document.compatMode`, with the metrics: `BackCompat` is quirks mode.
     var compatMode: String?
@@ -47,6 +47,11 @@ struct ProbeReading: Decodable, Sendable {
         try? JSONDecoder().decode(ProbeReading.self, from: Data(json.utf8))
     }
 
+    /// The answer to `ProbeScript.clockCall` or `advanceCall`.
+    static func decodeClock(_ json: String) -> PageClock? {
+        try? JSONDecoder().decode(PageClock.self, from: Data(json.utf8))
+    }
+
     /// The pending work with timer due times made absolute (seconds since the load started), and
     /// the view's requests in flight as the engine counts them.
     func pendingWork(at t: Double, network: Int) -> PendingWork? {
@@ -55,4 +60,17 @@ struct ProbeReading: Decodable, Sendable {
                            requests: pending.requests, timers: pending.timers.map { t + $0 },
                            animations: pending.animations, network: network)
     }
+}
+
+/// The page's clock as the probe tells it. All in milliseconds of the page's time: its
+/// `performance.now()` scale, with the virtual clock's jumps included (on the real clock, the
+/// offset is 0 and the times are real).
+struct PageClock: Decodable, Equatable, Sendable {
+    /// The page's time at the reading.
+    var now: Double
+    /// The sum of the jumps so far: the page's time minus real time.
+    var offset: Double
+    /// When the earliest of the page's timers is due (periodic ones included); nil when it has
+    /// none, or on the real clock, whose timers are not tracked to the end.
+    var next: Double?
 }

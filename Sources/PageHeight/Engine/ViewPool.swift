@@ -64,7 +64,8 @@ final class ViewPool {
         if view.uses >= Self.maxUses || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
         }
-        guard await view.blank(height: Double(options.height)), await view.forgetWebsiteData(),
+        guard await view.blank(height: Double(options.height)),
+              await firstOf(within: 1, fallback: false, { await view.forgetWebsiteData() }),
               (idle[key]?.count ?? 0) < maxIdle else { return view.close() }
         idle[key, default: []].append(view)
     }
@@ -83,6 +84,6 @@ final class ViewPool {
 
     /// The settings a view is made with; pages with other settings get another view.
     private static func key(_ options: MeasureOptions) -> String {
-        "\(options.width)|\(options.fontSize)|\(options.zoom)|\(options.javascript)|\(options.metric.rawValue)"
+        "\(options.width)|\(options.fontSize)|\(options.zoom)|\(options.javascript)|\(options.metric.rawValue)|\(options.clock.rawValue)"
     }
 }

@@ -67,19 +67,10 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// private network (`--allow-host`); nil for none.
     public var allowedHosts: [String]?
     /// Native views above and below the web view in the same scroll view.
-    /// The page's clock (`--clock`); nil is `real`, as in reports made before the virtual clock.
-    public var clock: PageClockMode?
     public var header: Double = 0
     public var footer: Double = 0
+    public var clock: PageClockMode = .real
 
     public init() {}
 }
 
-/// Whose time the page runs on.
-public enum PageClockMode: String, CaseIterable, Codable, Sendable {
-    /// The wall clock: the page's timers fire when they are due, and the rules wait for them.
-    case real
-    /// A clock the engine moves on whenever the page is idle, to its next timer or to the rules'
-    /// next step: the same schedule, at the speed of layout (`docs/how-it-works.md`).
-    case virtual
-}

@@ -1,0 +1,295 @@
+// The probe (see ProbeScript.swift): runs at document start in the script world `pageheight`,
+// as the body of a function whose prologue defines METRIC, STATE_EVENT and CLOCK_EVENT.
+if (window.__pageheight) return;
+const handlers = window.webkit && window.webkit.messageHandlers;
+const channel = handlers && handlers.pageheight;
+if (!channel) return;
+// A page starts with nothing stored, as on a first visit. The view's data store was cleared
+// after its last page, but the web process keeps its own copy of an origin's storage, which
+// that clear reaches only later: emptying it here, before any script of the page, is certain.
+try { localStorage.clear(); } catch (e) {}
+try { sessionStorage.clear(); } catch (e) {}
+const post = channel.postMessage.bind(channel);
+const stringify = JSON.stringify.bind(JSON);
+// This world's own `performance.now()`: real time (the hooks' virtual clock replaces the page
+// world's, which this world does not share).
+const now = () => performance.now();
+const nativeSetTimeout = window.setTimeout.bind(window);
+// Reports are read in the next animation frame, where the engine lays out anyway: reading a
+// height in a microtask after every mutation forced layouts the page never asked for, and
+// script-heavy pages then ended at heights no browser shows them at.
+const nativeFrame = window.requestAnimationFrame ? window.requestAnimationFrame.bind(window) : null;
+const queue = (fn) => nativeFrame ? nativeFrame(fn) : nativeSetTimeout(fn, 16);
+
+// --- metrics -----------------------------------------------------------------------------
+function lowestElement() {
+  let lowest = 0;
+  const all = document.getElementsByTagName('*');
+  for (let i = 0; i < all.length; i++) {
+    const r = all[i].getBoundingClientRect();
+    if ((r.width || r.height) && r.bottom > lowest) lowest = r.bottom;
+  }
+  return lowest + window.scrollY;
+}
+const metricFunctions = {
+  'body-scroll': () => document.body ? document.body.scrollHeight : 0,
+  'document-scroll': () => document.documentElement ? document.documentElement.scrollHeight : 0,
+  'body-offset': () => document.body ? document.body.offsetHeight : 0,
+  'document-offset': () => document.documentElement ? document.documentElement.offsetHeight : 0,
+  'body-rect': () => document.body ? document.body.getBoundingClientRect().height : 0,
+  'lowest-element': lowestElement,
+};
+function allMetrics() {
+  const m = {};
+  let max = 0;
+  for (const name in metricFunctions) { m[name] = metricFunctions[name](); if (m[name] > max) max = m[name]; }
+  m.max = max;
+  return m;
+}
+function value() {
+  if (METRIC === 'max') return allMetrics().max;
+  return metricFunctions[METRIC]();
+}
+
+// --- pending work ------------------------------------------------------------------------
+// The page's one-shot timers (due times, virtual ms: performance.now() plus the clock's offset)
+// and requests in flight, the virtual clock's offset (ms, 0 on the real clock) and its earliest due
+// timer of any kind (virtual ms; null on the real clock, or with no timer), as the hooks in the
+// page's world last told them.
+let hooked = { timers: [], requests: 0, offset: 0, next: null };
+window.addEventListener(STATE_EVENT, (e) => {
+  let state;
+  try { state = JSON.parse(e.detail); } catch (error) { return; }
+  if (!state || !Array.isArray(state.timers) || typeof state.requests !== 'number') return;
+  const finite = (x) => typeof x === 'number' && isFinite(x);
+  hooked = { timers: state.timers.filter(finite).sort((a, b) => a - b).slice(0, 1000),
+             requests: Math.max(0, Math.min(state.requests, 1000)),
+             offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
+             next: finite(state.next) ? state.next : null };
+  schedule(typeof state.cause === 'string' ? state.cause : null);
+});
+// The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
+const virtualNow = () => now() + hooked.offset;
+function clock() {
+  return { now: virtualNow(), offset: hooked.offset, next: hooked.next };
+}
+// Jumps the page's clock to `to` (virtual ms) if that is ahead; the hooks answer before the
+// dispatch returns. Returns the clock after it, as JSON text. On the real clock nothing listens.
+const dispatch = EventTarget.prototype.dispatchEvent;
+const NativeCustomEvent = window.CustomEvent;
+function advance(to) {
+  if (typeof to === 'number' && isFinite(to) && to > virtualNow()) {
+    dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify({ to: to }) }));
+  }
+  return stringify(clock());
+}
+// Fonts load while `document.fonts.status` says so or a face does. Neither alone is to be
+// trusted: WebKit can leave the set's status at "loading" for good once its faces failed, a
+// face whose font-display period ran out reads "error" while its font still loads, and a page
+// can redefine the set's status (the prototype's getters are read). The session decides how
+// long "loading" counts, from the requests the engine sees in flight.
+const faceStatus = (() => {
+  const d = window.FontFace && Object.getOwnPropertyDescriptor(FontFace.prototype, 'status');
+  return d && d.get ? (face) => d.get.call(face) : (face) => face.status;
+})();
+const setStatus = (() => {
+  const d = window.FontFaceSet && Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'status');
+  return d && d.get ? (set) => d.get.call(set) : (set) => set.status;
+})();
+const forEachFace = (() => {
+  const f = window.FontFaceSet && FontFaceSet.prototype.forEach;
+  return f ? (set, fn) => f.call(set, fn) : (set, fn) => set.forEach(fn);
+})();
+function fontsLoading() {
+  if (!document.fonts) return false;
+  if (setStatus(document.fonts) === 'loading') return true;
+  let loading = false;
+  forEachFace(document.fonts, (face) => { if (faceStatus(face) === 'loading') loading = true; });
+  return loading;
+}
+function pending() {
+  let images = 0;
+  const list = document.images;
+  for (let i = 0; i < list.length; i++) {
+    const img = list[i];
+    if (!img.complete && img.loading !== 'lazy' && (img.currentSrc || img.src)) images++;
+  }
+  let animations = 0;
+  if (document.getAnimations) {
+    for (const a of document.getAnimations()) {
+      if (a.playState !== 'running') continue;
+      const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+      if (timing && isFinite(timing.endTime)) animations++;
+    }
+  }
+  const t = virtualNow();
+  const due = [];
+  for (const at of hooked.timers) due.push(Math.max(0, at - t) / 1000);
+  return {
+    document: document.readyState !== 'complete',
+    images: images,
+    fonts: fontsLoading(),
+    requests: hooked.requests,
+    timers: due,
+    animations: animations,
+  };
+}
+function pendingKey(p) {
+  return [p.document, p.images, p.fonts, p.requests, p.timers.length, p.animations].join();
+}
+
+// --- reporting ---------------------------------------------------------------------------
+let lastValue = null;
+let lastPending = '';
+let scheduled = false;
+let causes = [];
+function report() {
+  scheduled = false;
+  const cause = causes.length ? causes[0] : 'pending';
+  causes = [];
+  let v, p;
+  try { v = value(); p = pending(); } catch (e) { return; }
+  const key = pendingKey(p);
+  if (v === lastValue && key === lastPending) return;
+  lastValue = v;
+  lastPending = key;
+  post(stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight, clock: clock() }));
+}
+function schedule(cause) {
+  if (cause && causes.indexOf(cause) < 0) causes.push(cause);
+  if (!scheduled) { scheduled = true; queue(report); }
+}
+
+// A reading, as JSON text: a string crosses to native code far cheaper than an object, which
+// WebKit rebuilds there field by field (about 1 ms a reading on a corpus page). All metrics only
+// when asked (`all`): lowest-element visits every element's box.
+function measure(all) {
+  const started = now();
+  const result = { value: value(), pending: pending(), innerHeight: window.innerHeight, clock: clock() };
+  if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; result.resourceErrors = resourceErrors; }
+  result.layoutMs = now() - started;
+  if (!loadStamps) loadStamps = readLoadStamps();
+  if (loadStamps) Object.assign(result, loadStamps);
+  return stringify(result);
+}
+// The load's stamps, milliseconds since the epoch in whole milliseconds (see
+// ProbeReading.pageClockFloorMs); read once both are known, not on every poll.
+let loadStamps = null;
+function readLoadStamps() {
+  if (!afterLoad) return null;
+  const navigation = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
+  let loadEventEnd;
+  if (navigation && navigation.loadEventEnd > 0) loadEventEnd = performance.timeOrigin + navigation.loadEventEnd;
+  else if (performance.timing && performance.timing.loadEventEnd > 0) loadEventEnd = performance.timing.loadEventEnd;
+  else return null;
+  return { loadEventEnd: loadEventEnd, loadWorkEnd: performance.timeOrigin + afterLoad.end, loadLayoutMs: afterLoad.layout };
+}
+
+// --- what follows the view ----------------------------------------------------------------
+// Fit mode asks which elements make the content depend on the view: markView() notes every
+// element's height, the engine changes the view's height, and viewCulprits() lists the
+// innermost elements whose height changed with it, as a selector path and the share of the
+// view they follow (`div.hero: 100vh`).
+let viewMarks = null;
+let markedView = 0;
+function markView() {
+  viewMarks = new Map();
+  markedView = window.innerHeight;
+  const all = document.getElementsByTagName('*');
+  const n = Math.min(all.length, 20000);
+  for (let i = 0; i < n; i++) viewMarks.set(all[i], all[i].getBoundingClientRect().height);
+  return 'null';
+}
+function selectorPath(element) {
+  const part = (e) => {
+    const tag = e.tagName.toLowerCase();
+    if (e.id) return tag + '#' + e.id;
+    const classes = (typeof e.className === 'string' ? e.className : '').trim().split(/\s+/).filter(Boolean).slice(0, 2);
+    return tag + (classes.length ? '.' + classes.join('.') : '');
+  };
+  const parts = [part(element)];
+  let e = element.parentElement;
+  while (!element.id && e && parts.length < 3 && e !== document.body && e !== document.documentElement) {
+    parts.unshift(part(e));
+    if (e.id) break;
+    e = e.parentElement;
+  }
+  return parts.join(' > ');
+}
+function viewCulprits(threshold) {
+  const marks = viewMarks;
+  viewMarks = null;
+  const change = window.innerHeight - markedView;
+  if (!marks || Math.abs(change) < 1) return '[]';
+  const changed = [];
+  for (const [element, before] of marks) {
+    if (!element.isConnected || changed.length >= 2000) continue;
+    const after = element.getBoundingClientRect().height;
+    if (Math.abs(after - before) > threshold) changed.push({ element: element, share: (after - before) / change });
+  }
+  const innermost = changed.filter((c) => !changed.some((o) => o.element !== c.element && c.element.contains(o.element)));
+  const counts = new Map();
+  for (const c of innermost) {
+    const text = selectorPath(c.element) + ': ' + Math.round(c.share * 100) + 'vh';
+    counts.set(text, (counts.get(text) || 0) + 1);
+  }
+  return stringify([...counts].slice(0, 10).map(([text, n]) => n > 1 ? text + ' (' + n + ' elements)' : text));
+}
+
+Object.defineProperty(window, '__pageheight', {
+  value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
+                         clock: () => stringify(clock()), advance: advance }),
+  writable: false, configurable: false, enumerable: false,
+});
+
+// --- the engine's work right after the load event ----------------------------------------
+// Once the load event has run, WebKit lays the page out (Document::implicitClose) before it
+// tells native code that the load finished, which took 80-110 ms on some corpus pages. No event
+// marks the end of that pass, so the probe runs it itself in the first pageshow event (after
+// every load listener, right before WebKit's own pass, which then has nothing left to do) and
+// times it: that is the engine's work, not pageheight's.
+let afterLoad = null;
+window.addEventListener('pageshow', () => {
+  if (afterLoad) return;
+  const started = now();
+  try { if (document.documentElement) void document.documentElement.scrollHeight; } catch (e) {}
+  const end = now();
+  afterLoad = { end: end, layout: end - started };
+});
+
+// --- observing ---------------------------------------------------------------------------
+const resizeObserver = new ResizeObserver(() => schedule('resize-observer'));
+let observedBody = null;
+function observeTree() {
+  if (document.documentElement) resizeObserver.observe(document.documentElement);
+  if (document.body && document.body !== observedBody) { observedBody = document.body; resizeObserver.observe(document.body); }
+}
+const mutationObserver = new MutationObserver(() => { observeTree(); schedule('mutation'); });
+mutationObserver.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+observeTree();
+window.addEventListener('load', (e) => {
+  const target = e.target;
+  if (target && target.tagName === 'IMG') schedule('image-load');
+  else if (target === document || target === window) schedule('load');
+  else schedule('resource-load');
+}, true);
+// The URLs of elements whose resource failed (an image, a stylesheet, a script): also those the
+// content filter stopped before any request was made, which the engine never reports.
+const resourceErrors = [];
+window.addEventListener('error', (e) => {
+  const target = e.target;
+  const url = target && target !== window ? (target.currentSrc || target.src || target.href) : null;
+  if (typeof url === 'string' && url && resourceErrors.length < 50 && resourceErrors.indexOf(url) < 0) resourceErrors.push(url);
+  schedule(target && target.tagName === 'IMG' ? 'image-error' : 'resource-error');
+}, true);
+document.addEventListener('readystatechange', () => schedule('ready-state'));
+document.addEventListener('DOMContentLoaded', () => { observeTree(); schedule('dom-content-loaded'); });
+window.addEventListener('resize', () => schedule('viewport-resize'));
+for (const type of ['transitionend', 'transitioncancel']) window.addEventListener(type, () => schedule('transition-end'), true);
+for (const type of ['animationend', 'animationcancel']) window.addEventListener(type, () => schedule('animation-end'), true);
+for (const type of ['transitionstart', 'animationstart']) window.addEventListener(type, () => schedule(null), true);
+if (document.fonts) {
+  document.fonts.addEventListener('loading', () => schedule(null));
+  document.fonts.addEventListener('loadingdone', () => schedule('font-load'));
+  document.fonts.addEventListener('loadingerror', () => schedule('font-error'));
+}
