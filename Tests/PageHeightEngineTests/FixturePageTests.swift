@@ -18,7 +18,33 @@ struct FixturePageTests {
 
     @Test(arguments: cases)
     func pageComesOutAsDeclared(_ fixture: FixtureCase) async throws {
-        let report = try await measure(fixture, until: .settled)
+        try comesOutAsDeclared(try await measure(fixture, until: .settled), fixture)
+    }
+
+    /// The page's virtual clock (`--clock virtual`) gives every case the same answer: height,
+    /// status and what each strategy shows.
+    @Test(arguments: cases)
+    func pageComesOutAsDeclaredOnTheVirtualClock(_ fixture: FixtureCase) async throws {
+        let report = try await measure(fixture, until: .settled, clock: .virtual)
+        try comesOutAsDeclared(report, fixture)
+        #expect(report.options.clock == .virtual)
+        if report.clockJumps != nil { #expect(report.timings.realTotal != nil) }
+    }
+
+    /// Five runs of each fixture on the virtual clock: the same height and the same jumps of the
+    /// clock, in the page's time.
+    @Test(arguments: cases.filter { $0.arguments.isEmpty })
+    func theVirtualClockRepeats(_ fixture: FixtureCase) async throws {
+        var runs: [(Double?, [Double])] = []
+        for _ in 0..<5 {
+            let report = try await measure(fixture, until: .settled, clock: .virtual)
+            runs.append((report.height, (report.clockJumps ?? []).filter { $0.reason == "timer" }.map { ($0.to * 100).rounded() / 100 }))
+        }
+        #expect(Set(runs.map(\.0)).count == 1, "\(fixture): heights \(runs.map(\.0))")
+        #expect(Set(runs.map(\.1)).count == 1, "\(fixture): the page's timer jumps \(runs.map(\.1))")
+    }
+
+    private func comesOutAsDeclared(_ report: PageReport, _ fixture: FixtureCase) throws {
         #expect(report.status.rawValue == fixture.status, "\(fixture): \(report.message ?? "")")
         if let height = fixture.height {
             let actual = try #require(report.height, "\(fixture): no height")
@@ -371,9 +397,10 @@ struct FixturePageTests {
         #expect(report.overhead != nil)
     }
 
-    private func measure(_ fixture: FixtureCase, until: StopRule) async throws -> PageReport {
+    private func measure(_ fixture: FixtureCase, until: StopRule, clock: PageClockMode = .real) async throws -> PageReport {
         var arguments = try CommandLineArguments.parse(fixture.arguments + ["x"])
         arguments.options.until = until
+        arguments.options.clock = clock
         let source: PageSource
         if fixture.servedOverHTTP {
             let server = try #require(Self.server)

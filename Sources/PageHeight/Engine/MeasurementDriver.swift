@@ -241,11 +241,9 @@ final class MeasurementDriver {
             if virtualClock, let jump = jumpTarget(before: at, wake: wake) {
                 await advanceClock(to: jump.to, reason: jump.reason)
                 guard !Task.isCancelled else { return nil }
-                if jump.reason == "timer" {
-                    await refreshPending(cause: "timer")
-                    continue
-                }
-                if jump.reason == "timeout" { continue }
+                // The page's timers ran: what they changed. A step of the rules is now due.
+                if jump.reason == "timer" { await refreshPending(cause: "timer") }
+                continue
             } else if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
                 guard !Task.isCancelled else { return nil }
                 if case .end(let reason) = handle(event) { return reason }
@@ -405,6 +403,8 @@ final class MeasurementDriver {
         // running animations moved on in steps of the look for pending work.
         case .refreshPending: target = session.pending.animations > 0 ? (at, "pending-check") : (options.timeout, "timeout")
         }
+        let polls = session.pollTimes
+        if nextPoll < polls.count, polls[nextPoll] < target.to { target = (polls[nextPoll], "poll") }
         if let timer = nextPageTimer, timer < target.to { target = (timer, "timer") }
         if options.timeout < target.to { target = (options.timeout, "timeout") }
         return target.to > now + 0.0005 ? target : nil
