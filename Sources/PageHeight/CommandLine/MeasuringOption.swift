@@ -110,7 +110,7 @@ extension MeasuringOption {
             let usage = option.negation.map { "`\(option.name)` / `\($0)`" }
                 ?? placeholder.map { option.valueIsOptional ? "`\(option.name)[=\($0)]`" : "`\(option.name) \($0)`" }
                 ?? "`\(option.name)`"
-            return "| \(usage) | \(option.defaultText ?? "") | \(option.rangeText ?? "") | \(option.help) |"
+            return "|" + [usage, option.defaultText ?? "", option.rangeText ?? "", option.help].map { $0.isEmpty ? " |" : " \($0) |" }.joined()
         }
     }
 
