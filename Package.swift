@@ -27,6 +27,12 @@ let package = Package(
             dependencies: ["PageHeight"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // Runs the built binary for the CLI and engine tests.
+        .target(
+            name: "PageHeightTestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "PageHeightTests",
             dependencies: ["PageHeight"],
@@ -34,12 +40,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PageHeightEngineTests",
-            dependencies: ["PageHeight"],
+            dependencies: ["PageHeight", "PageHeightTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "PageHeightCLITests",
-            dependencies: ["pageheight"],
+            dependencies: ["pageheight", "PageHeightTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ]

@@ -46,7 +46,7 @@ import Testing
             #expect(HelpText.help.contains("  \(option.name)"), "\(option.name)")
             if let text = option.defaultText { #expect(HelpText.help.contains("default: \(text))"), "\(option.name)") }
         }
-        #expect(HelpText.help.contains("  --width <px>            Viewport width in CSS px. (1-100000; default: 390)\n"))
+        #expect(HelpText.help.contains("  --width <px>            Viewport width in CSS px. (1-100000) (default: 390)\n"))
     }
 
     /// Every option a suite has is an override of check and sweep, and takes the value the suite

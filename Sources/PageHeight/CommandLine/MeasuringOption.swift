@@ -98,8 +98,8 @@ extension MeasuringOption {
             let usage = option.negation.map { "\(option.name) / \($0)" }
                 ?? option.placeholder.map { option.valueIsOptional ? "\(option.name)[=<\($0)>]" : "\(option.name) <\($0)>" }
                 ?? option.name
-            let notes = [option.rangeText, option.defaultText.map { "default: \($0)" }].compactMap { $0 }
-            return HelpText.entry(usage, option.help + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
+            let notes = [option.rangeText, option.defaultText.map { "default: \($0)" }].compactMap { $0.map { " (\($0))" } }
+            return HelpText.entry(usage, option.help + notes.joined())
         }.joined(separator: "\n")
     }
 
