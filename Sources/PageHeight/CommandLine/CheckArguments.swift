@@ -136,8 +136,8 @@ public struct CheckArguments: Equatable, Sendable {
             for width in widths ?? [] { try checkRange(width, "--widths", MeasuringOption.widthRange) }
             for size in fontSizes ?? [] { try checkRange(size, "--font-sizes", MeasuringOption.fontSizeRange) }
             for zoom in zooms ?? [] { try checkRange(zoom, "--zooms", MeasuringOption.zoomRange) }
-            for name in ["--width", "--font-size", "--zoom"] where measuring.names.contains(name) {
-                throw UsageError("'pageheight sweep' takes '\(name)s' (a list), not '\(name)'")
+            for option in MeasuringOption.all where option.suiteKey.isCases && measuring.names.contains(option.name) {
+                throw UsageError("'pageheight sweep' takes '\(option.name)s' (a list), not '\(option.name)'")
             }
         }
     }
@@ -161,7 +161,7 @@ public struct CheckArguments: Equatable, Sendable {
     public static let checkUsage = "USAGE: pageheight check [options] [<suite.json>]"
     public static let sweepUsage = "USAGE: pageheight sweep [options] <page> ..."
 
-    public var usage: String { command == .check ? Self.checkUsage : Self.sweepUsage }
+    public var usage: String { Self.usage(of: command) }
 
     public static var checkHelp: String {
         """
@@ -190,7 +190,8 @@ public struct CheckArguments: Equatable, Sendable {
           -j, --jobs <n>          Cases measured at once. (default: \(BatchRunner.defaultJobs) here)
           -v, --verbose           Print every case's result and timestamped steps on stderr.
           -h, --help              Print this help.
-          Measuring options (--offline, --timeout, --width, ...) override the suite's.
+        \(HelpText.entry("<measuring>", "Override the suite's: "
+            + MeasuringOption.overrideSwitches(for: .check).joined(separator: ", ") + ". See 'pageheight --help'."))
 
         EXIT STATUS:
           0 every case passed (or --update wrote the baseline); 1 some case failed; 64 the command line
@@ -218,7 +219,8 @@ public struct CheckArguments: Equatable, Sendable {
           -j, --jobs <n>          Combinations measured at once. (default: \(BatchRunner.defaultJobs) here)
           -v, --verbose           Print timestamped steps on stderr.
           -h, --help              Print this help.
-          Every measuring option of 'pageheight' applies (--offline, --timeout, --metric, ...).
+        \(HelpText.entry("<measuring>", "As for one page: "
+            + MeasuringOption.overrideSwitches(for: .sweep).joined(separator: ", ") + ". See 'pageheight --help'."))
 
         EXIT STATUS:
           0 every combination is ok; 1 some is not; 64 the command line is wrong.

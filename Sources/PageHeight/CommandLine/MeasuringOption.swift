@@ -15,6 +15,9 @@ public struct MeasuringOption: Sendable {
         case cases(String)
         /// None; `check` and `sweep` do not take the option either.
         case none
+
+        /// Whether it is `cases`: the option is a dimension of a suite's cases.
+        public var isCases: Bool { if case .cases = self { true } else { false } }
     }
 
     /// The switch, e.g. `--width`.
@@ -101,6 +104,12 @@ extension MeasuringOption {
             let notes = [option.rangeText, option.defaultText.map { "default: \($0)" }].compactMap { $0.map { " (\($0))" } }
             return HelpText.entry(usage, option.help + notes.joined())
         }.joined(separator: "\n")
+    }
+
+    /// The switches of the options a suite has: those `check` and `sweep` take over it
+    /// (`sweep` without the ones it takes lists of).
+    static func overrideSwitches(for command: CheckArguments.Command) -> [String] {
+        all.filter { $0.suiteKey != .none && (command == .check || !$0.suiteKey.isCases) }.flatMap(\.switches)
     }
 
     /// The README's rows for every option: `| switch | default | range | help |`.

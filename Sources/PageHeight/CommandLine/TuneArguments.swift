@@ -86,7 +86,7 @@ public struct TuneArguments: Equatable, Sendable {
     public static let replayUsage = "USAGE: pageheight replay [options] <reports> ..."
     public static let tuneUsage = "USAGE: pageheight tune [options] <reports> ..."
 
-    public var usage: String { command == .replay ? Self.replayUsage : Self.tuneUsage }
+    public var usage: String { Self.usage(of: command) }
 
     public static var replayHelp: String {
         """
