@@ -42,6 +42,15 @@ public struct MeasuringOption: Sendable {
     /// Copies the option's setting from the first options to the second.
     let copy: @Sendable (MeasureOptions, inout MeasureOptions) -> Void
 
+    /// How the option is written: `--width <px>` in help; `` `--width PX` `` in Markdown.
+    func synopsis(markdown: Bool) -> String {
+        let code = { (text: String) in markdown ? "`\(text)`" : text }
+        if let negation { return "\(code(name)) / \(code(negation))" }
+        guard let placeholder else { return code(name) }
+        let value = markdown ? placeholder.uppercased() : "<\(placeholder)>"
+        return code(valueIsOptional ? "\(name)[=\(value)]" : "\(name) \(value)")
+    }
+
     /// The switches that name this option.
     public var switches: [String] { [name] + (negation.map { [$0] } ?? []) }
 }
@@ -98,11 +107,8 @@ extension MeasuringOption {
     /// The help lines of every option, as `--help` prints them.
     static var helpLines: String {
         all.map { option in
-            let usage = option.negation.map { "\(option.name) / \($0)" }
-                ?? option.placeholder.map { option.valueIsOptional ? "\(option.name)[=<\($0)>]" : "\(option.name) <\($0)>" }
-                ?? option.name
             let notes = [option.rangeText, option.defaultText.map { "default: \($0)" }].compactMap { $0.map { " (\($0))" } }
-            return HelpText.entry(usage, option.help + notes.joined())
+            return HelpText.entry(option.synopsis(markdown: false), option.help + notes.joined())
         }.joined(separator: "\n")
     }
 
@@ -115,11 +121,7 @@ extension MeasuringOption {
     /// The README's rows for every option: `| switch | default | range | help |`.
     public static var readmeRows: [String] {
         all.map { option in
-            let placeholder = option.placeholder?.uppercased()
-            let usage = option.negation.map { "`\(option.name)` / `\($0)`" }
-                ?? placeholder.map { option.valueIsOptional ? "`\(option.name)[=\($0)]`" : "`\(option.name) \($0)`" }
-                ?? "`\(option.name)`"
-            return "|" + [usage, option.defaultText ?? "", option.rangeText ?? "", option.help].map { $0.isEmpty ? " |" : " \($0) |" }.joined()
+            "|" + [option.synopsis(markdown: true), option.defaultText ?? "", option.rangeText ?? "", option.help].map { $0.isEmpty ? " |" : " \($0) |" }.joined()
         }
     }
 
