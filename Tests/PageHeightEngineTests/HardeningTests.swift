@@ -13,12 +13,10 @@ struct HardeningTests {
     static let pages = FixtureCase.pagesDirectory
     static let staticPage = pages.appendingPathComponent("static.html").path
 
-    /// The binary, killed after a minute unless told otherwise.
+    /// The binary, killed after a minute unless told otherwise (the run then says `timedOut`).
     static func run(_ arguments: [String], within seconds: Double = 60, environment: [String: String?] = [:],
-                    standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation) throws -> PageHeightBinary.Run {
-        try PageHeightBinary.run(arguments, environment: environment, within: seconds, standardOutput: standardOutput, during: during,
-                                 sourceLocation: sourceLocation)
+                    standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> PageHeightBinary.Run {
+        try PageHeightBinary.run(arguments, environment: environment, within: seconds, standardOutput: standardOutput, during: during)
     }
 
     // MARK: - Service workers

@@ -1,10 +1,13 @@
 import Foundation
-import Testing
 
 /// The built `pageheight` binary as the CLI and engine tests run it: without DISPLAY (it starts
 /// its own Xvfb), with Swift's backtracer off (a crash must fail the test, not hang it), output to
 /// files (a child that outlives the tool cannot hold the test's reads open), and killed after a
 /// time limit.
+///
+/// This target does not import Testing: linked into the engine tests, it made the engine
+/// thread's name (`Thread.current.name`) not reach the kernel. A run past its time limit throws
+/// instead, which fails the test with the error's description.
 public enum PageHeightBinary {
     /// The package's root directory.
     public static let root: URL = {
@@ -29,24 +32,38 @@ public enum PageHeightBinary {
         public var status: Int32
         /// The signal that ended the process, if one did.
         public var signal: Int32?
-        /// The time limit passed and the process was killed (SIGKILL); the test has failed.
+        /// The caller's time limit passed and the process was killed (SIGKILL).
         public var timedOut: Bool
         public var stdout: String
         public var stderr: String
     }
 
-    /// Runs the binary on `arguments` to its end, or kills it after `seconds` and records a test
-    /// failure that says so.
+    /// The time limit of a run whose caller gives none, in seconds.
+    public static let defaultTimeLimit = 300.0
+
+    /// A run without a time limit of its caller's went past `defaultTimeLimit` and was killed.
+    public struct TimeLimitExceeded: Error, CustomStringConvertible {
+        public var arguments: [String]
+        public var stderr: String
+        public var description: String {
+            "pageheight \(arguments.joined(separator: " ")) did not end within \(Int(defaultTimeLimit)) s and was killed; "
+                + "stderr ends: \(stderr.suffix(400))"
+        }
+    }
+
+    /// Runs the binary on `arguments` to its end, or kills it at the time limit.
     /// - Parameters:
     ///   - stdin: what the binary reads on standard input (none: it reads an empty one).
     ///   - environment: variables to set over this process's; a nil value removes one.
     ///   - directory: the working directory (the package root by default).
+    ///   - seconds: a time limit the caller judges: past it the process is killed and the run
+    ///     says `timedOut`. Without one, the limit is `defaultTimeLimit` and passing it throws
+    ///     `TimeLimitExceeded`.
     ///   - standardOutput: where stdout goes instead of the file the run's `stdout` is read from.
     ///   - during: called on another thread with the process id once it runs.
     public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String?] = [:],
-                           in directory: URL? = nil, within seconds: Double = 300, standardOutput: FileHandle? = nil,
-                           during: (@Sendable (Int32) -> Void)? = nil,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+                           in directory: URL? = nil, within seconds: Double? = nil, standardOutput: FileHandle? = nil,
+                           during: (@Sendable (Int32) -> Void)? = nil) throws -> Run {
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-run-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: files) }
@@ -67,7 +84,7 @@ public enum PageHeightBinary {
             let pid = process.processIdentifier
             Thread.detachNewThread { during(pid) }
         }
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(seconds ?? defaultTimeLimit)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let timedOut = process.isRunning
         if timedOut { kill(process.processIdentifier, SIGKILL) }
@@ -77,11 +94,7 @@ public enum PageHeightBinary {
                       timedOut: timedOut,
                       stdout: (try? String(contentsOf: outPath, encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOf: errPath, encoding: .utf8)) ?? "")
-        if timedOut {
-            let message = "pageheight \(arguments.joined(separator: " ")) did not end within \(seconds) s and was killed; "
-                + "stderr ends: \(run.stderr.suffix(400))"
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
-        }
+        if timedOut && seconds == nil { throw TimeLimitExceeded(arguments: arguments, stderr: run.stderr) }
         return run
     }
 
