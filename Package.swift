@@ -29,6 +29,12 @@ let package = Package(
             dependencies: ["PageHeight"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Runs the built binary for the CLI and engine tests.
+        .target(
+            name: "PageHeightTestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "PageHeightTests",
             dependencies: ["PageHeight"],
@@ -36,12 +42,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PageHeightEngineTests",
-            dependencies: ["PageHeight"],
+            dependencies: ["PageHeight", "PageHeightTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
             name: "PageHeightCLITests",
-            dependencies: ["pageheight"],
+            dependencies: ["pageheight", "PageHeightTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -5,7 +5,7 @@ import PageHeight
 /// suite, compare with its baseline, write JUnit and the HTML report; or `--update` the baseline.
 func runCheck(_ arguments: [String]) async -> Int32 {
     let parsed: CheckArguments
-    switch parseSubcommand(arguments, .check) {
+    switch parseSubcommand(CheckArguments.self, arguments, .check) {
     case .run(let arguments): parsed = arguments
     case .exit(let code): return code
     }
@@ -172,34 +172,6 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         print("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
     }
     return summary.passed ? 0 : 1
-}
-
-/// A usage error of a subcommand: `Error: …`, the subcommand's usage line and the hint; 64.
-enum ParsedSubcommand {
-    case run(CheckArguments)
-    case exit(Int32)
-}
-
-/// Parses and validates `check` or `sweep` arguments: on to the command, or out with the usage
-/// error (64) or after the help (0).
-func parseSubcommand(_ arguments: [String], _ command: CheckArguments.Command) -> ParsedSubcommand {
-    let usage = command == .check ? CheckArguments.checkUsage : CheckArguments.sweepUsage
-    do {
-        let parsed = try CheckArguments.parse(arguments, command: command)
-        try parsed.validate()
-        if parsed.help {
-            print(command == .check ? CheckArguments.checkHelp : CheckArguments.sweepHelp)
-            return .exit(0)
-        }
-        return .run(parsed)
-    } catch {
-        return .exit(subcommandUsageError(error.message, usage: usage))
-    }
-}
-
-func subcommandUsageError(_ message: String, usage: String) -> Int32 {
-    FileHandle.standardError.write(Data("Error: \(message)\n\(usage)\n\(HelpText.hint)\n".utf8))
-    return 64
 }
 
 func standardError(_ line: String) {

@@ -6,7 +6,7 @@ import PageHeight
 func runReplay(_ arguments: [String]) -> Int32 {
     let parsed: TuneArguments, reports: [RecordedReport]
     switch parseTuneSubcommand(arguments, .replay) {
-    case .run(let arguments, let read): (parsed, reports) = (arguments, read)
+    case .run(let (arguments, read)): (parsed, reports) = (arguments, read)
     case .exit(let code): return code
     }
     let replays = reports.map { report in
@@ -18,29 +18,16 @@ func runReplay(_ arguments: [String]) -> Int32 {
     return 0
 }
 
-/// The reports of every input file, in order.
-enum ParsedTuneSubcommand {
-    case run(TuneArguments, [RecordedReport])
-    case exit(Int32)
-}
-
-/// Parses and validates `replay` or `tune` arguments and reads their reports: on to the command,
-/// or out with the usage error (64) or after the help (0).
-func parseTuneSubcommand(_ arguments: [String], _ command: TuneArguments.Command) -> ParsedTuneSubcommand {
-    let usage = command == .replay ? TuneArguments.replayUsage : TuneArguments.tuneUsage
-    do {
-        let parsed = try TuneArguments.parse(arguments, command: command)
-        try parsed.validate()
-        if parsed.help {
-            print(command == .replay ? TuneArguments.replayHelp : TuneArguments.tuneHelp)
-            return .exit(0)
-        }
+/// Parses and validates `replay` or `tune` arguments and reads their reports (in order): on to
+/// the command, or out with the usage error (64) or after the help (0).
+func parseTuneSubcommand(_ arguments: [String], _ command: TuneArguments.Command) -> ParsedSubcommand<(TuneArguments, [RecordedReport])> {
+    switch parseSubcommand(TuneArguments.self, arguments, command) {
+    case .exit(let code): return .exit(code)
+    case .run(let parsed):
         do {
-            return .run(parsed, try parsed.inputs.flatMap { input throws(ReportFileError) in try ReportFile.read(input) })
+            return .run((parsed, try parsed.inputs.flatMap { input throws(ReportFileError) in try ReportFile.read(input) }))
         } catch {
-            return .exit(subcommandUsageError("\(error)", usage: usage))
+            return .exit(subcommandUsageError("\(error)", usage: parsed.usage))
         }
-    } catch {
-        return .exit(subcommandUsageError(error.message, usage: usage))
     }
 }

@@ -5,7 +5,7 @@ import PageHeight
 /// every width × font size × zoom, as a table, CSV or JSON.
 func runSweep(_ arguments: [String]) async -> Int32 {
     let parsed: CheckArguments
-    switch parseSubcommand(arguments, .sweep) {
+    switch parseSubcommand(CheckArguments.self, arguments, .sweep) {
     case .run(let arguments): parsed = arguments
     case .exit(let code): return code
     }

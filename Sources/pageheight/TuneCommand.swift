@@ -6,7 +6,7 @@ import PageHeight
 func runTune(_ arguments: [String]) -> Int32 {
     let parsed: TuneArguments, reports: [RecordedReport]
     switch parseTuneSubcommand(arguments, .tune) {
-    case .run(let arguments, let read): (parsed, reports) = (arguments, read)
+    case .run(let (arguments, read)): (parsed, reports) = (arguments, read)
     case .exit(let code): return code
     }
     let candidates = TuneCandidate.all(family: parsed.family, given: parsed.candidates, thresholds: parsed.thresholds)

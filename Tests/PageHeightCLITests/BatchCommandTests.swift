@@ -1,4 +1,5 @@
 import Foundation
+import PageHeightTestSupport
 import Testing
 
 /// `pageheight batch` as a user runs it: the built binary, real pages, no display.
@@ -18,20 +19,6 @@ struct BatchCommandTests {
         }
     }
 
-    func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = CommandLineTests.binary
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
     @Test func aListGivesOneReportPerPageWithItsIndexAndABadEntryGetsAStatus() throws {
         let list = temporary("list.txt")
         let out = temporary("out.jsonl")
@@ -43,7 +30,7 @@ struct BatchCommandTests {
         no-such-page.html
         \(pages.path)/absolute.html
         """.write(toFile: list, atomically: true, encoding: .utf8)
-        let result = try cli.run(["batch", "--jobs", "2", "--offline", "-v", "--out", out, list])
+        let result = try PageHeightBinary.run(["batch", "--jobs", "2", "--offline", "-v", "--out", out, list])
         #expect(result.status == 1, "one entry is not a page")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("3 of 3 pages: ok 2, load-error 1"), "\(result.stderr)")
@@ -68,7 +55,7 @@ struct BatchCommandTests {
         defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let names = ["static.html", "absolute.html", "margins.html", "offline-image.html"]
         try names.map { "\(pages.path)/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let run = try start(["batch", "--offline=block", "--jobs", "4", "--no-progress", "--out", out, list])
+        let run = try PageHeightBinary.start(["batch", "--offline=block", "--jobs", "4", "--no-progress", "--out", out, list])
         let deadline = Date().addingTimeInterval(60)
         while run.isRunning && Date() < deadline { usleep(100_000) }
         let finished = !run.isRunning
@@ -89,7 +76,7 @@ struct BatchCommandTests {
         for directory in left {
             try FileManager.default.createDirectory(atPath: directory + "/storage", withIntermediateDirectories: true)
         }
-        let run = try start(["\(pages.path)/static.html"])
+        let run = try PageHeightBinary.start(["\(pages.path)/static.html"])
         run.waitUntilExit()
         #expect(run.terminationStatus == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: temporary)
@@ -110,7 +97,7 @@ struct BatchCommandTests {
         try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let arguments = ["batch", "--jobs", "2", "--offline", "--out", out, list]
 
-        let first = try start(arguments)
+        let first = try PageHeightBinary.start(arguments)
         let deadline = Date().addingTimeInterval(60)
         var written = 0
         while written < 4 && Date() < deadline && first.isRunning {
@@ -128,7 +115,7 @@ struct BatchCommandTests {
         handle.write(Data("{\"index\":15,\"url\":\"cut".utf8))
         try handle.close()
 
-        let second = try cli.run(arguments + ["--resume"])
+        let second = try PageHeightBinary.run(arguments + ["--resume"])
         #expect(second.status == 1, "empty.html and no-javascript.html are not ok") // fallback
         #expect(second.stderr.contains("a cut-off last line was removed"), "\(second.stderr)")
         let indexes = try reports(out).map { $0["index"] as! Int }
@@ -142,7 +129,7 @@ struct BatchCommandTests {
         defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         try ["grow-6.5", "static", "absolute"].map { "\(pages.path)/\($0).html" }.joined(separator: "\n")
             .write(toFile: list, atomically: true, encoding: .utf8)
-        let batch = try start(["batch", "--jobs", "1", "--timeout", "12", "--out", out, list])
+        let batch = try PageHeightBinary.start(["batch", "--jobs", "1", "--timeout", "12", "--out", out, list])
         Thread.sleep(forTimeInterval: 2.5)
         let webProcesses = cli.descendants(of: batch.processIdentifier).filter {
             ((try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) ?? "").hasPrefix("WebKitWebProces")

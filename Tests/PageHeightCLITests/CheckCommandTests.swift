@@ -1,4 +1,5 @@
 import Foundation
+import PageHeightTestSupport
 import Testing
 
 /// `pageheight check` and `pageheight sweep` as CI runs them: the built binary (or
@@ -6,33 +7,9 @@ import Testing
 /// in headless Chromium.
 @Suite(.serialized)
 struct CheckCommandTests {
-    static let binary = URL(fileURLWithPath: ProcessInfo.processInfo.environment["PAGEHEIGHT_BINARY"]
-        ?? CommandLineTests.root.appendingPathComponent(".build/debug/pageheight").path)
     static let fixtures = CommandLineTests.pages.appendingPathComponent("regression")
     /// Kept after the test for a person to look at.
     static let screenshot = "/tmp/pageheight-check-report.png"
-
-    /// Runs pageheight without DISPLAY in `directory`.
-    func run(_ arguments: [String], in directory: URL) throws -> CommandLineTests.Run {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandLineTests.Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                                    stderr: String(decoding: stderr, as: UTF8.self))
-    }
 
     /// A fresh directory with the regression fixtures and `suite.json` holding `suite`.
     func workspace(_ name: String, suite: String) throws -> URL {
@@ -64,17 +41,17 @@ struct CheckCommandTests {
     @Test func aChangedPageFailsWithBothHeightsJUnitAndAReportThenUpdateMakesItPass() throws {
         let directory = try workspace("changed", suite: #"{ "pages": ["card.html"], "widths": [390], "offline": true, "tolerancePx": 2 }"#)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let update = try run(["check", "--update"], in: directory)
+        let update = try PageHeightBinary.run(["check", "--update"], in: directory)
         #expect(update.status == 0, "\(update.stderr)")
         #expect(update.stdout.hasPrefix("+ card.html (width 390, font 16, zoom 1): 600 px (new)\nbaseline "), "\(update.stdout)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("suite.snapshots/card_html-w390-f16-z1.png").path))
-        let same = try run(["check"], in: directory)
+        let same = try PageHeightBinary.run(["check"], in: directory)
         #expect(same.status == 0 && same.stdout.hasPrefix("1 case: 1 passed ("), "\(same.stdout)")
 
         let card = directory.appendingPathComponent("card.html")
         try String(contentsOf: card, encoding: .utf8).replacingOccurrences(of: "height:200px", with: "height:260px")
             .write(to: card, atomically: true, encoding: .utf8)
-        let failed = try run(["check", "--junit", "junit.xml", "--report", "report", "suite.json"], in: directory)
+        let failed = try PageHeightBinary.run(["check", "--junit", "junit.xml", "--report", "report", "suite.json"], in: directory)
         #expect(failed.status == 1)
         let lines = failed.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "FAIL card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px (+60 px, +10.0%; tolerance 2 px)", "\(failed.stdout)")
@@ -98,10 +75,10 @@ struct CheckCommandTests {
         let png = try Data(contentsOf: URL(fileURLWithPath: Self.screenshot))
         #expect(png.count > 10_000, "the screenshot shows something")
 
-        let refresh = try run(["check", "--update"], in: directory)
+        let refresh = try PageHeightBinary.run(["check", "--update"], in: directory)
         #expect(refresh.status == 0)
         #expect(refresh.stdout.hasPrefix("~ card.html (width 390, font 16, zoom 1): 600 px → 660 px\n"), "\(refresh.stdout)")
-        let passed = try run(["check", "--junit", "junit.xml"], in: directory)
+        let passed = try PageHeightBinary.run(["check", "--junit", "junit.xml"], in: directory)
         #expect(passed.status == 0, "\(passed.stdout)")
         #expect(try !String(contentsOf: directory.appendingPathComponent("junit.xml"), encoding: .utf8).contains("<failure"))
     }
@@ -109,7 +86,7 @@ struct CheckCommandTests {
     @Test func aSuiteWithoutABaselineFailsAndSaysSo() throws {
         let directory = try workspace("missing", suite: #"{ "pages": ["card.html"] }"#)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try run(["check", "--offline"], in: directory)
+        let result = try PageHeightBinary.run(["check", "--offline"], in: directory)
         #expect(result.status == 1)
         #expect(result.stdout.contains("FAIL card.html (width 390, font 16, zoom 1): no baseline (now 600 px; 'pageheight check --update' records it)"), "\(result.stdout)")
         #expect(result.stdout.contains("1 case: 0 passed, 1 failed (1 without baseline)"))
@@ -125,18 +102,18 @@ struct CheckCommandTests {
         // A page whose load never finishes: `timeout`.
         try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("hostile/busy-before-load.html"),
                                          to: directory.appendingPathComponent("stalls.html"))
-        let update = try run(["check", "--offline", "--timeout", "2", "--update"], in: directory)
+        let update = try PageHeightBinary.run(["check", "--offline", "--timeout", "2", "--update"], in: directory)
         #expect(update.status == 1, "\(update.stdout)\(update.stderr)")
         #expect(update.stdout.contains("! stalls.html (width 390, font 16, zoom 1): timeout") && update.stdout.contains("not recorded"),
                 "\(update.stdout)")
-        let check = try run(["check", "--offline", "--timeout", "2"], in: directory)
+        let check = try PageHeightBinary.run(["check", "--offline", "--timeout", "2"], in: directory)
         #expect(check.status == 1 && check.stdout.contains("1 without baseline"), "\(check.stdout)")
-        let accepted = try run(["check", "--offline", "--timeout", "2", "--update", "--accept-status", "timeout"], in: directory)
+        let accepted = try PageHeightBinary.run(["check", "--offline", "--timeout", "2", "--update", "--accept-status", "timeout"], in: directory)
         #expect(accepted.status == 0, "\(accepted.stdout)")
 
         try #"{ "pages": [{ "path": "fragment.html", "template": "nosuch-template.html" }] }"#
             .write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
-        let template = try run(["check", "--offline", "--update"], in: directory)
+        let template = try PageHeightBinary.run(["check", "--offline", "--update"], in: directory)
         #expect(template.status == 64 && template.stderr.contains("nosuch-template.html does not exist"), "\(template.stderr)")
     }
 
@@ -148,21 +125,21 @@ struct CheckCommandTests {
           "widths": [320, 1024], "fontSizes": [16, 20], "offline": true }
         """)
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try run(["check", "--update"], in: directory).status == 0)
+        #expect(try PageHeightBinary.run(["check", "--update"], in: directory).status == 0)
         let first = try String(contentsOf: directory.appendingPathComponent("suite.baseline.json"), encoding: .utf8)
         for arguments in [["check"], ["check", "--repeat", "3"]] {
-            let again = try run(arguments, in: directory)
+            let again = try PageHeightBinary.run(arguments, in: directory)
             #expect(again.status == 0, "\(arguments): \(again.stdout)")
             #expect(again.stdout.contains("8 cases: 8 passed"))
             #expect(!again.stdout.contains("nondeterministic"))
         }
-        #expect(try run(["check", "--update"], in: directory).stdout.contains("0 new, 0 changed, 8 unchanged"))
+        #expect(try PageHeightBinary.run(["check", "--update"], in: directory).stdout.contains("0 new, 0 changed, 8 unchanged"))
         #expect(try String(contentsOf: directory.appendingPathComponent("suite.baseline.json"), encoding: .utf8) == first)
     }
 
     @Test func sweepPrintsEveryCombination() throws {
         let card = Self.fixtures.appendingPathComponent("card.html").path
-        let table = try run(["sweep", "--offline", "--widths", "320,390", "--font-sizes", "14,20", card], in: Self.fixtures)
+        let table = try PageHeightBinary.run(["sweep", "--offline", "--widths", "320,390", "--font-sizes", "14,20", card], in: Self.fixtures)
         #expect(table.status == 0)
         #expect(table.stdout == """
         \(card)
@@ -171,7 +148,7 @@ struct CheckCommandTests {
         390             600    600
 
         """, "\(table.stdout)")
-        let csv = try run(["sweep", "--offline", "--format", "csv", "--template", "default", "--widths", "390", "fragment.html"], in: Self.fixtures)
+        let csv = try PageHeightBinary.run(["sweep", "--offline", "--format", "csv", "--template", "default", "--widths", "390", "fragment.html"], in: Self.fixtures)
         #expect(csv.status == 0)
         let rows = csv.stdout.split(separator: "\n")
         #expect(rows.count == 2 && rows[1].hasPrefix("fragment.html,390,16,1,ok,"), "\(csv.stdout)")
@@ -183,7 +160,7 @@ struct CheckCommandTests {
         (["sweep", "--widths", "320"], "Error: missing page (a file or a URL)", "USAGE: pageheight sweep [options] <page> ..."),
     ])
     func usageErrorsExit64(_ arguments: [String], _ message: String, _ usage: String) throws {
-        let result = try run(arguments, in: Self.fixtures)
+        let result = try PageHeightBinary.run(arguments, in: Self.fixtures)
         #expect(result.status == 64)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 3 && lines[0].hasPrefix(message) && lines[1] == usage && lines[2] == "See 'pageheight --help'.", "\(result.stderr)")

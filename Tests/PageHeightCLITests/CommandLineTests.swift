@@ -1,58 +1,21 @@
 import Foundation
+import PageHeightTestSupport
 import Testing
 
 /// Runs the built `pageheight` binary and checks its whole output and exit code.
 @Suite(.serialized)
 struct CommandLineTests {
-    static let root: URL = {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-            directory.deleteLastPathComponent()
-        }
-        return directory
-    }()
-    static let binary = root.appendingPathComponent(".build/debug/pageheight")
-    static let pages = root.appendingPathComponent("Pages")
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs pageheight without DISPLAY (it starts its own Xvfb).
-    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-        environment["DISPLAY"] = nil
-        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
-        process.environment = environment
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
-    }
+    static let pages = PageHeightBinary.root.appendingPathComponent("Pages")
 
     func page(_ name: String) -> String { Self.pages.appendingPathComponent(name).path }
 
     @Test func helpAndVersionGoToStdoutAndExitZero() throws {
-        let help = try run(["--help"])
+        let help = try PageHeightBinary.run(["--help"])
         #expect(help.status == 0 && help.stderr.isEmpty)
         for heading in ["OVERVIEW:", "USAGE: pageheight [options] <page> ...", "ARGUMENTS:", "OPTIONS:", "(default: 390)"] {
             #expect(help.stdout.contains(heading), "help lacks \(heading)")
         }
-        let version = try run(["--version"])
+        let version = try PageHeightBinary.run(["--version"])
         #expect(version.status == 0 && version.stdout == "pageheight 0.1.0\n")
     }
 
@@ -65,7 +28,7 @@ struct CommandLineTests {
         (["Pages"], "Error: is a directory, not a page: "),
     ])
     func usageErrorsExit64WithMessageUsageAndHint(_ arguments: [String], _ message: String) throws {
-        let result = try run(arguments)
+        let result = try PageHeightBinary.run(arguments)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n").map(String.init)
@@ -80,14 +43,14 @@ struct CommandLineTests {
     }
 
     @Test func onePagePrintsOneHumanLine() throws {
-        let result = try run([page("static.html")])
+        let result = try PageHeightBinary.run([page("static.html")])
         #expect(result.status == 0, "\(result.stderr)")
         let pattern = #/^1234 px \(settled at \d+\.\d\d s; the 5\.30 s schedule shows the same\)\n$/#
         #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(result.stdout)")
     }
 
     @Test func jsonReportHasTheDocumentedFields() throws {
-        let result = try run(["--json", "--header", "50", "--footer", "70", page("absolute.html")])
+        let result = try PageHeightBinary.run(["--json", "--header", "50", "--footer", "70", page("absolute.html")])
         #expect(result.status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(report["status"] as? String == "ok")
@@ -107,7 +70,7 @@ struct CommandLineTests {
     }
 
     @Test func severalPagesPrintJSONLinesInOrderAndExitOneWhenOneIsNotOK() throws {
-        let result = try run([page("empty.html"), page("static.html")])
+        let result = try PageHeightBinary.run([page("empty.html"), page("static.html")])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2)
@@ -120,13 +83,13 @@ struct CommandLineTests {
 
     @Test func htmlFromStandardInput() throws {
         let html = "<!DOCTYPE html><body style='margin:0'><div style='height:777px'></div></body>"
-        let result = try run(["-"], stdin: html)
+        let result = try PageHeightBinary.run(["-"], stdin: html)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("777 px (settled at "))
     }
 
     @Test func verboseLogsTimestampedStepsOnStderr() throws {
-        let result = try run(["--verbose", page("static.html")])
+        let result = try PageHeightBinary.run(["--verbose", page("static.html")])
         #expect(result.status == 0)
         for step in ["loading file://", "committed", "load finished", "load: 1234 px", "ended: settled"] {
             #expect(result.stderr.contains(step), "no '\(step)' in the log")
@@ -135,7 +98,7 @@ struct CommandLineTests {
     }
 
     @Test func noJavaScriptFallsBackToALabelledEstimate() throws {
-        let result = try run(["--no-javascript", "--json", page("no-javascript.html")])
+        let result = try PageHeightBinary.run(["--no-javascript", "--json", page("no-javascript.html")])
         #expect(result.status == 1)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(report["status"] as? String == "fallback")
@@ -148,7 +111,7 @@ struct CommandLineTests {
     @Test func snapshotWritesAFullDocumentPNG() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-snapshot-\(getpid()).png").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try run(["--snapshot", path, page("static.html")])
+        let result = try PageHeightBinary.run(["--snapshot", path, page("static.html")])
         #expect(result.status == 0, "\(result.stderr)")
         let png = try #require(FileManager.default.contents(atPath: path))
         #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
@@ -161,18 +124,18 @@ struct CommandLineTests {
     /// A page without a doctype is reported in quirks mode, and its line warns that its height is
     /// at least the view's; a standards-mode page has neither.
     @Test func quirksModeIsReportedAndWarnedAbout() throws {
-        let quirks = try run([page("quirks.html")])
+        let quirks = try PageHeightBinary.run([page("quirks.html")])
         #expect(quirks.stdout.hasPrefix("844 px (") && quirks.stdout.contains("warning: quirks mode (no <!DOCTYPE html>)"), "\(quirks.stdout)")
-        let json = try run(["--json", page("quirks.html")])
+        let json = try PageHeightBinary.run(["--json", page("quirks.html")])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(report["quirksMode"] as? Bool == true)
-        let standards = try run([page("static.html")])
+        let standards = try PageHeightBinary.run([page("static.html")])
         #expect(!standards.stdout.contains("quirks"), "\(standards.stdout)")
     }
 
     /// The quick rule's line says what it measured, and nothing about a schedule it did not run.
     @Test func theQuickRuleSaysWhatItMeasured() throws {
-        let result = try run(["--until", "quick", page("grow-2.5.html")])
+        let result = try PageHeightBinary.run(["--until", "quick", page("grow-2.5.html")])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("800 px (quick rule: measured at ") && !result.stdout.contains("schedule"), "\(result.stdout)")
     }
@@ -190,7 +153,7 @@ struct CommandLineTests {
             (directory.path + "/missing/shot.png", "static.html", 64, "no such directory"),
         ]
         for (path, name, status, message) in cases {
-            let result = try run(["--no-fit", "--snapshot", path, page(name)])
+            let result = try PageHeightBinary.run(["--no-fit", "--snapshot", path, page(name)])
             #expect(result.status == status && result.stderr.contains(message), "\(path): \(result.status) \(result.stderr)")
         }
     }
@@ -199,26 +162,17 @@ struct CommandLineTests {
     /// about it reaches stderr; `PAGEHEIGHT_WEBGL=1` gives them Mesa's, and webgl.html then lays
     /// out its 3D figure rather than its fallback.
     @Test func pagesGetWebGLOnlyWhenAskedFor() throws {
-        let without = try run(["--until", "quick", page("webgl.html")])
+        let without = try PageHeightBinary.run(["--until", "quick", page("webgl.html")])
         #expect(without.status == 0 && without.stdout.hasPrefix("1000 px"), "\(without.stdout)\(without.stderr)")
         #expect(without.stderr.isEmpty)
-        let with = try run(["--until", "quick", page("webgl.html")], environment: ["PAGEHEIGHT_WEBGL": "1"])
+        let with = try PageHeightBinary.run(["--until", "quick", page("webgl.html")], environment: ["PAGEHEIGHT_WEBGL": "1"])
         #expect(with.status == 0 && with.stdout.hasPrefix("1800 px"), "\(with.stdout)\(with.stderr)")
     }
 
     /// SIGTERM in the middle of a measurement stops pageheight, its Xvfb and every WebKit child.
     @Test(arguments: [SIGTERM, SIGINT])
     func signalStopsTheToolAndEveryChild(_ signal: Int32) throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["--timeout", "12", page("grow-6.5.html")]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try PageHeightBinary.start(["--timeout", "12", page("grow-6.5.html")])
         Thread.sleep(forTimeInterval: 2.0)
         let children = descendants(of: process.processIdentifier)
         #expect(children.count >= 3, "Xvfb, network and web process expected: \(children)")
@@ -229,16 +183,7 @@ struct CommandLineTests {
     }
 
     @Test func normalExitLeavesNoProcessBehind() throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["--quiet", "1.5", page("static.html")]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        environment["SWIFT_BACKTRACE"] = "enable=no" // a crash must fail the test, not hang it in the backtracer
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try PageHeightBinary.start(["--quiet", "1.5", page("static.html")])
         Thread.sleep(forTimeInterval: 1.2)
         let children = descendants(of: process.processIdentifier)
         process.waitUntilExit()

@@ -1,3 +1,4 @@
+import PageHeightTestSupport
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ struct ProgressCommandTests {
     /// Starts pageheight without DISPLAY; stderr goes to `stderrFile`.
     func start(_ arguments: [String], stderrFile: String, in directory: URL? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = CommandLineTests.binary
+        process.executableURL = PageHeightBinary.url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
@@ -60,7 +61,7 @@ struct ProgressCommandTests {
         }
         #expect(stderr.contains("\(reports.count) results were written to \(out)"), "\(stderr)")
         // The rest is measured by --resume, and the summary names the page not ok.
-        let resumed = try CommandLineTests().run(["batch", "--offline", "--jobs", "2", "--resume", "--out", out, list])
+        let resumed = try PageHeightBinary.run(["batch", "--offline", "--jobs", "2", "--resume", "--out", out, list])
         #expect(resumed.status == 0, "the rest is ok")
         #expect(lines(out).dropLast().count == 8)
     }

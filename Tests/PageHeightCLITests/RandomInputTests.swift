@@ -1,23 +1,17 @@
 import Foundation
+import PageHeightTestSupport
 import Testing
 
 /// Seeded random inputs to the built binary: 200 random byte strings as pages in one batch, and
 /// 200 random argument vectors that are all usage errors. Nothing may crash or hang; every page
 /// gets a status; every bad command line exits 64 with "Error: ...".
 ///
-/// The binary is PAGEHEIGHT_BINARY when set, else `CommandLineTests.binary`. The seed is in every
+/// The binary is `PageHeightBinary.url` (PAGEHEIGHT_BINARY when set). The seed is in every
 /// failure message; `PAGEHEIGHT_SEED` replays another one.
 @Suite(.serialized)
 struct RandomInputTests {
     static let seed: UInt64 = ProcessInfo.processInfo.environment["PAGEHEIGHT_SEED"].flatMap { UInt64($0) }
         ?? 0x5EED_2024_0611
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["PAGEHEIGHT_BINARY"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return CommandLineTests.binary
-    }
-
     // MARK: - Random pages
 
     @Test func twoHundredRandomByteStringsAsPagesInOneBatch() throws {
@@ -39,7 +33,7 @@ struct RandomInputTests {
         try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
 
         let started = Date()
-        let run = try Self.run(["batch", "--jobs", "4", "--offline", "--timeout", "5", "--no-progress", "--out", out, list],
+        let run = try PageHeightBinary.run(["batch", "--jobs", "4", "--offline", "--timeout", "5", "--no-progress", "--out", out, list],
                                within: 240)
         print("random pages (seed \(Self.seed)): wall " + String(format: "%.1f", Date().timeIntervalSince(started))
             + " s; \(run.stderr.split(separator: "\n").first ?? "")")
@@ -116,7 +110,7 @@ struct RandomInputTests {
         let started = Date()
         for number in 0..<200 {
             let arguments = Self.randomArguments(&random)
-            let run = try Self.run(arguments, within: 20)
+            let run = try PageHeightBinary.run(arguments, within: 20)
             let shown = arguments.map { $0.count > 60 ? String($0.prefix(60)) + "…" : $0 }
             let firstLine = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let good = !run.timedOut && run.signal == nil && run.status == 64 && firstLine.hasPrefix("Error: ")
@@ -220,50 +214,6 @@ struct RandomInputTests {
     static func letters(_ random: inout SplitMix64, _ count: ClosedRange<Int>) -> String {
         let length = count.lowerBound + Int(random.next(below: UInt64(count.count)))
         return String((0..<length).map { _ in Character(Unicode.Scalar(UInt8(97 + random.next(below: 26)))) })
-    }
-
-    // MARK: - Running
-
-    struct Run {
-        var status: Int32
-        var signal: Int32?
-        var timedOut: Bool
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs the binary without DISPLAY and with an empty stdin, killed (SIGKILL) after `seconds`.
-    /// Output goes to files, so a child that outlives the tool cannot hold the reads open.
-    static func run(_ arguments: [String], within seconds: Double) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = CommandLineTests.root
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        process.environment = environment
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-run-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outPath = directory.appendingPathComponent("stdout"), errPath = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outPath.path, contents: nil)
-        FileManager.default.createFile(atPath: errPath.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outPath), err = try FileHandle(forWritingTo: errPath)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        let timedOut = process.isRunning
-        if timedOut { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let signaled = process.terminationReason == .uncaughtSignal
-        return Run(status: process.terminationStatus, signal: signaled ? process.terminationStatus : nil, timedOut: timedOut,
-                   stdout: (try? String(contentsOf: outPath, encoding: .utf8)) ?? "",
-                   stderr: (try? String(contentsOf: errPath, encoding: .utf8)) ?? "")
     }
 }
 

@@ -1,3 +1,4 @@
+import PageHeightTestSupport
 import Foundation
 import Testing
 
@@ -12,14 +13,14 @@ struct TemplateCommandTests {
     var story: String { Self.templates.appendingPathComponent("articles/story.html").path }
 
     @Test func aSinglePageGetsTheTemplatesStylesheetAndItsOwnImage() throws {
-        let styled = try cli.run(["--offline", "--template", template, story])
+        let styled = try PageHeightBinary.run(["--offline", "--template", template, story])
         #expect(styled.status == 0, "\(styled.stderr)")
         #expect(styled.stdout.hasPrefix("1100 px ("), "\(styled.stdout)")
-        let plain = try cli.run(["--offline", "--template", "default", story])
+        let plain = try PageHeightBinary.run(["--offline", "--template", "default", story])
         #expect(plain.status == 0 && !plain.stdout.hasPrefix("1100 px"), "\(plain.stdout)")
-        let url = try cli.run(["--template", template, "https://example.com/a.html"])
+        let url = try PageHeightBinary.run(["--template", template, "https://example.com/a.html"])
         #expect(url.status == 64 && url.stderr.hasPrefix("Error: '--template' takes pages that are files"), "\(url.stderr)")
-        let missing = try cli.run(["--template", "nosuch-template.html", story])
+        let missing = try PageHeightBinary.run(["--template", "nosuch-template.html", story])
         #expect(missing.status == 64 && missing.stderr.hasPrefix("Error: template ") && missing.stderr.contains("nosuch-template.html: no such file"), "\(missing.stderr)")
     }
 
@@ -27,7 +28,7 @@ struct TemplateCommandTests {
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-template-list.txt").path
         defer { try? FileManager.default.removeItem(atPath: list) }
         try "\(story)\nhttps://example.com/a.html\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let result = try cli.run(["batch", "--offline", "--template", template, list])
+        let result = try PageHeightBinary.run(["batch", "--offline", "--template", template, list])
         #expect(result.status == 1, "the URL entry cannot take a template")
         let reports = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let byIndex = Dictionary(uniqueKeysWithValues: reports.map { ($0["index"] as! Int, $0) })
@@ -46,10 +47,10 @@ struct TemplateCommandTests {
         }
         try #"{ "pages": [{ "path": "articles/story.html", "template": "site/template.html" }], "offline": true }"#
             .write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
-        let update = try CheckCommandTests().run(["check", "--update"], in: directory)
+        let update = try PageHeightBinary.run(["check", "--update"], in: directory)
         #expect(update.status == 0, "\(update.stdout)\(update.stderr)")
         #expect(update.stdout.hasPrefix("+ articles/story.html (width 390, font 16, zoom 1): 1100 px (new)"), "\(update.stdout)")
-        let check = try CheckCommandTests().run(["check", "--template", "default"], in: directory)
+        let check = try PageHeightBinary.run(["check", "--template", "default"], in: directory)
         #expect(check.status == 1 && check.stdout.hasPrefix("FAIL articles/story.html"), "without the stylesheet the height moves: \(check.stdout)")
     }
 }
@@ -61,11 +62,11 @@ struct FailedResourceCommandTests {
     let cli = CommandLineTests()
 
     @Test func missingFilesAreListedAndWarnedAbout() throws {
-        let line = try cli.run([cli.page("missing-resources.html")])
+        let line = try PageHeightBinary.run([cli.page("missing-resources.html")])
         #expect(line.status == 0, "\(line.stderr)")
         #expect(line.stdout.hasPrefix("400 px (") && line.stdout.contains(
             "; warning: 2 resources failed to load: stylesheet nosuch.css (file not found), image nosuch.png (file not found)"), "\(line.stdout)")
-        let json = try cli.run(["--json", cli.page("missing-resources.html")])
+        let json = try PageHeightBinary.run(["--json", cli.page("missing-resources.html")])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let failed = try #require(report["failedResources"] as? [[String: String]])
         #expect(Set(failed.compactMap { $0["url"] }) == [
@@ -73,7 +74,7 @@ struct FailedResourceCommandTests {
             CommandLineTests.pages.appendingPathComponent("img/nosuch.png").absoluteString,
         ], "\(failed)")
         #expect(failed.allSatisfy { $0["reason"] == "file not found" })
-        let clean = try cli.run([cli.page("static.html")])
+        let clean = try PageHeightBinary.run([cli.page("static.html")])
         #expect(!clean.stdout.contains("warning"), "\(clean.stdout)")
     }
 
@@ -85,7 +86,7 @@ struct FailedResourceCommandTests {
         let page = directory.appendingPathComponent("inner/page.html")
         try #"<!DOCTYPE html><link rel="stylesheet" href="../outside.css"><div style="height:50px"></div>"#
             .write(to: page, atomically: true, encoding: .utf8)
-        let result = try cli.run([page.path])
+        let result = try PageHeightBinary.run([page.path])
         #expect(result.stdout.contains("warning: 1 stylesheet failed to load: outside.css (blocked before it was requested"), "\(result.stdout)")
     }
 
@@ -94,10 +95,10 @@ struct FailedResourceCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("missing-resources.html"),
                                          to: directory.appendingPathComponent("missing.html"))
-        let update = try CheckCommandTests().run(["check", "--update"], in: directory)
+        let update = try PageHeightBinary.run(["check", "--update"], in: directory)
         #expect(update.status == 0, "\(update.stdout)\(update.stderr)")
         #expect(update.stdout.contains("\nwarning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: "), "\(update.stdout)")
-        let check = try CheckCommandTests().run(["check"], in: directory)
+        let check = try PageHeightBinary.run(["check"], in: directory)
         #expect(check.status == 0)
         #expect(check.stdout.hasPrefix("warning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: stylesheet nosuch.css"), "\(check.stdout)")
     }
@@ -111,7 +112,7 @@ struct TallSnapshotCommandTests {
         let png = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-tall.png").path
         defer { try? FileManager.default.removeItem(atPath: png) }
         let cli = CommandLineTests()
-        let result = try cli.run(["--no-fit", "--snapshot", png, cli.page("tall-snapshot.html")])
+        let result = try PageHeightBinary.run(["--no-fit", "--snapshot", png, cli.page("tall-snapshot.html")])
         #expect(result.status == 1)
         #expect(result.stdout.hasPrefix("40000 px (") && result.stdout.contains(
             "; error: the snapshot was not written: ") && result.stdout.contains("(the page is taller than 32767 px"), "\(result.stdout)")

@@ -1,4 +1,5 @@
 import Foundation
+import PageHeightTestSupport
 import Testing
 
 /// `pageheight replay` and `pageheight tune` as a user runs them: `batch` records fixture pages
@@ -22,23 +23,23 @@ struct TuneCommandTests {
         defer { [list, out, html].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let names = ["grow-0.7.html", "grow-2.5.html", "grow-6.5.html", "static.html", "late-image.html"]
         try names.map { cli.page($0) }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let batch = try cli.run(["batch", "--jobs", "2", "--offline", "--no-progress", "--out", out, list])
+        let batch = try PageHeightBinary.run(["batch", "--jobs", "2", "--offline", "--no-progress", "--out", out, list])
         #expect(batch.status == 0, "\(batch.stderr)")
 
-        let replay = try cli.run(["replay", out])
+        let replay = try PageHeightBinary.run(["replay", out])
         #expect(replay.status == 0 && replay.stderr.isEmpty, "\(replay.stderr)")
         let rows = replay.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first?.hasPrefix("page ") == true && rows.count == 2 + names.count + 1, "\(replay.stdout)")
         #expect(rows.contains { $0.hasPrefix("grow-6.5.html") && $0.contains("clipped by 500 px") && $0.contains("800 px") }, "\(replay.stdout)")
         #expect(rows.last == "5 pages, each report's own schedule and threshold: 4 right, 1 clipped (by up to 500 px), "
             + "0 with blank space, 0 unknown")
-        let later = try cli.run(["replay", "--schedule", "0.1,0.2,0.5,1,1.5,2,3", "--threshold", "5", out])
+        let later = try PageHeightBinary.run(["replay", "--schedule", "0.1,0.2,0.5,1,1.5,2,3", "--threshold", "5", out])
         #expect(later.stdout.split(separator: "\n").last?.hasSuffix(": 5 right, 0 clipped, 0 with blank space, 0 unknown") == true,
                 "\(later.stdout)")
 
         let arguments = ["tune", "--polls", "1,3", "--first", "0.1", "--growth", "2", "--last", "1,8", "--thresholds", "5",
                          "--candidate", "0.1,0.2,0.5,1,1.5,2,3", out]
-        let json = try cli.run(arguments + ["--json", "--report", html])
+        let json = try PageHeightBinary.run(arguments + ["--json", "--report", html])
         #expect(json.status == 0, "\(json.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let candidates = try #require(document["candidates"] as? [[String: Any]])
@@ -59,7 +60,7 @@ struct TuneCommandTests {
         #expect(report.contains(#"<svg class="pareto""#) && report.contains(#"<section class="candidate" id="app">"#))
         #expect(report.contains("grow-6.5.html") && report.contains("clipped by 500 px"))
 
-        let table = try cli.run(arguments)
+        let table = try PageHeightBinary.run(arguments)
         #expect(table.stdout.contains("\nbest  0.1,0.2,0.5,1,1.5,2,3 ") && table.stdout.contains("\napp   0.1,0.2,0.5,1,1.5,2 "),
                 "\(table.stdout)")
     }
@@ -71,7 +72,7 @@ struct TuneCommandTests {
         (["replay", "Package.swift"], "Error: the reports: Package.swift: not a pageheight report (not JSON)", "USAGE: pageheight replay [options] <reports> ..."),
     ])
     func usageErrorsExit64(_ arguments: [String], _ message: String, _ usage: String) throws {
-        let result = try cli.run(arguments)
+        let result = try PageHeightBinary.run(arguments)
         #expect(result.status == 64 && result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 3 && lines[0].hasPrefix(message) && lines[1] == usage && lines[2] == "See 'pageheight --help'.", "\(result.stderr)")

@@ -4,6 +4,7 @@
 // Each test reproduces the hole against the real engine or the built binary.
 
 import Foundation
+import PageHeightTestSupport
 @testable import PageHeight
 import Testing
 
@@ -12,10 +13,10 @@ struct HardeningTests {
     static let pages = FixtureCase.pagesDirectory
     static let staticPage = pages.appendingPathComponent("static.html").path
 
+    /// The binary, killed after a minute unless told otherwise (the run then says `timedOut`).
     static func run(_ arguments: [String], within seconds: Double = 60, environment: [String: String?] = [:],
-                    standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> HostilePageTests.Run {
-        try HostilePageTests.runBinary(arguments, within: seconds, environment: environment, standardOutput: standardOutput,
-                                       during: during)
+                    standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> PageHeightBinary.Run {
+        try PageHeightBinary.run(arguments, environment: environment, within: seconds, standardOutput: standardOutput, during: during)
     }
 
     // MARK: - Service workers

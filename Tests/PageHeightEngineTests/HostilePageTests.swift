@@ -25,6 +25,7 @@
 // Each case prints one line "hostile: <name> | <status> | <seconds>" (RELIABILITY.md's table).
 
 import Foundation
+import PageHeightTestSupport
 @testable import PageHeight
 import Testing
 
@@ -70,15 +71,6 @@ struct HostileCase: Decodable, Sendable, Hashable, CustomTestStringConvertible {
 struct HostilePageTests {
     static let cases: [HostileCase] = (try? HostileCase.load()) ?? []
     static let server: FixtureServer? = try? FixtureServer(root: FixtureCase.pagesDirectory)
-
-    static let root = FixtureCase.pagesDirectory.deletingLastPathComponent()
-    /// The CLI binary: PAGEHEIGHT_BINARY, else .build/debug/pageheight (what scripts/test builds).
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["PAGEHEIGHT_BINARY"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return root.appendingPathComponent(".build/debug/pageheight")
-    }
 
     @Test func theManifestCoversTheIssue() throws {
         let cases = try HostileCase.load()
@@ -195,7 +187,7 @@ struct HostilePageTests {
         try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
 
         let started = Date()
-        let run = try Self.runBinary(["batch", "--jobs", "4", "--offline", "--timeout", "5", "--no-progress",
+        let run = try PageHeightBinary.run(["batch", "--jobs", "4", "--offline", "--timeout", "5", "--no-progress",
                                       "--out", out, list], within: 150)
         let wall = Date().timeIntervalSince(started)
         print("hostile batch: \(entries.count) entries, wall " + String(format: "%.1f", wall) + " s")
@@ -249,7 +241,7 @@ struct HostilePageTests {
         let out = directory.appendingPathComponent("out.jsonl").path
         try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
 
-        let run = try Self.runBinary(["batch", "--jobs", "1", "--until", "quick", "--no-fit", "--no-progress",
+        let run = try PageHeightBinary.run(["batch", "--jobs", "1", "--until", "quick", "--no-fit", "--no-progress",
                                       "--out", out, list], within: 60)
         #expect(!run.timedOut && run.signal == nil, "the batch did not end well: \(run.stderr.suffix(400))")
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
@@ -266,7 +258,7 @@ struct HostilePageTests {
     @Test func aHundredKilobyteURLOnTheCommandLine() throws {
         let server = try #require(Self.server)
         let url = server.url(for: "hostile/navigated.html").absoluteString + "?q=" + String(repeating: "a", count: 102_400)
-        let run = try Self.runBinary(["--json", "--timeout", "5", url], within: 30)
+        let run = try PageHeightBinary.run(["--json", "--timeout", "5", url], within: 30)
         #expect(!run.timedOut && run.signal == nil)
         #expect(run.status == 0, "\(run.stderr.prefix(400))")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -378,56 +370,5 @@ struct HostilePageTests {
         try? FileManager.default.removeItem(at: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
-    }
-
-    struct Run {
-        var status: Int32
-        var signal: Int32?
-        var timedOut: Bool
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs the CLI without DISPLAY, killed (SIGKILL) after `seconds`.
-    /// - Parameters:
-    ///   - environment: variables to set (a nil value removes one).
-    ///   - standardOutput: where stdout goes instead of a file the run's `stdout` is read from.
-    ///   - during: called on another thread with the process id once it runs.
-    static func runBinary(_ arguments: [String], within seconds: Double, environment extra: [String: String?] = [:],
-                          standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = root
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = nil
-        for (name, value) in extra { environment[name] = value }
-        process.environment = environment
-        let directory = try temporaryDirectory("run-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // Files, not pipes: a child that outlives the tool must not hold the test's reads open.
-        let outPath = directory.appendingPathComponent("stdout"), errPath = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outPath.path, contents: nil)
-        FileManager.default.createFile(atPath: errPath.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outPath), err = try FileHandle(forWritingTo: errPath)
-        process.standardOutput = standardOutput ?? out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        if let during {
-            let pid = process.processIdentifier
-            Thread.detachNewThread { during(pid) }
-        }
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        let timedOut = process.isRunning
-        if timedOut { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let signaled = process.terminationReason == .uncaughtSignal
-        return Run(status: process.terminationStatus, signal: signaled ? process.terminationStatus : nil, timedOut: timedOut,
-                   stdout: (try? String(contentsOf: outPath, encoding: .utf8)) ?? "",
-                   stderr: (try? String(contentsOf: errPath, encoding: .utf8)) ?? "")
     }
 }

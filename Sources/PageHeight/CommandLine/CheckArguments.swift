@@ -1,56 +1,39 @@
 import Foundation
 
-/// The measuring options `check` and `sweep` pass on to `CommandLineArguments.parse`: the
-/// names that take a value, and the flags.
-private let measuringValueOptions: Set<String> = [
-    "--width", "--height", "--font-size", "--zoom", "--metric", "--until", "--quiet", "--timeout", "--threshold",
-    "--schedule", "--header", "--footer",
-]
-private let measuringFlags: Set<String> = ["--fit", "--no-fit", "--no-javascript", "--offline"]
-
-/// Measuring options given on a `check` or `sweep` command line, parsed by
-/// `CommandLineArguments.parse`; only the options actually given override a suite's.
+/// Measuring options given on a `check`, `sweep` or `replay` command line; only the options
+/// actually given override a suite's (or a report's).
 public struct MeasuringOverrides: Equatable, Sendable {
-    /// The options as given, in order (`--name value` or `--name=value`).
-    public var arguments: [String] = []
-    /// The option names given.
+    /// The switches given (`--no-fit`, not `--fit`, when that was given).
     public var names: Set<String> = []
+    /// The options given, over the defaults.
     public var parsed = MeasureOptions()
 
     public init() {}
 
-    /// Parses and range-checks the collected options with the single-page parser.
-    mutating func finish() throws(UsageError) {
-        var parsed = try CommandLineArguments.parse(arguments)
-        parsed.pages = ["-"]
-        try parsed.validate()
-        self.parsed = parsed.options
+    /// Reads `given` into `parsed` if it is a measuring option that a suite file has too;
+    /// false if it is not one.
+    mutating func read(_ given: inout GivenOption) throws(UsageError) -> Bool {
+        guard let option = MeasuringOption.named(given.name), option.suiteKey != .none else { return false }
+        try option.read(&given, &parsed)
+        names.insert(given.name)
+        return true
+    }
+
+    /// Whether one of `option`'s switches was given.
+    func contains(_ option: String) -> Bool {
+        MeasuringOption.named(option)?.switches.contains(where: names.contains) ?? false
+    }
+
+    /// Checks the ranges of the options given.
+    func validate() throws(UsageError) {
+        try MeasuringOption.validate(parsed)
     }
 
     /// `base` with every option given here put over it (width, font size and zoom too).
     public func applied(to base: MeasureOptions) -> MeasureOptions {
         var options = base
-        for name in names {
-            switch name {
-            case "--width": options.width = parsed.width
-            case "--height": options.height = parsed.height
-            case "--font-size": options.fontSize = parsed.fontSize
-            case "--zoom": options.zoom = parsed.zoom
-            case "--metric": options.metric = parsed.metric
-            case "--until": options.until = parsed.until
-            case "--quiet": options.quiet = parsed.quiet
-            case "--timeout": options.timeout = parsed.timeout
-            case "--threshold": options.threshold = parsed.threshold
-            case "--schedule": options.schedule = parsed.schedule
-            case "--header": options.header = parsed.header
-            case "--footer": options.footer = parsed.footer
-            case "--fit", "--no-fit": options.fit = parsed.fit
-            case "--no-javascript": options.javascript = parsed.javascript
-            case "--offline":
-                options.offline = parsed.offline
-                options.offlineMode = parsed.offlineMode
-            default: preconditionFailure("not a measuring option: \(name)")
-            }
+        for option in MeasuringOption.all where option.switches.contains(where: names.contains) {
+            option.copy(parsed, &options)
         }
         return options
     }
@@ -100,94 +83,52 @@ public struct CheckArguments: Equatable, Sendable {
 
     public static func parse(_ arguments: [String], command: Command) throws(UsageError) -> CheckArguments {
         var result = CheckArguments(command: command)
-        var index = 0
-        var optionsEnded = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                result.inputs.append(argument)
-                index += 1
-                continue
-            }
-            if argument == "--" {
-                optionsEnded = true
-                index += 1
-                continue
-            }
-            var name = argument
-            var inline: String?
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(UsageError) -> String {
-                if let inline { return inline }
-                index += 1
-                guard index < arguments.count else { throw UsageError("missing value for '\(name)'") }
-                return arguments[index]
-            }
-            func flag() throws(UsageError) {
-                if inline != nil { throw UsageError("'\(name)' takes no value") }
-            }
+        try ArgumentScanner.scan(arguments, operand: { result.inputs.append($0) }) { given throws(UsageError) in
             func only(_ wanted: Command) throws(UsageError) {
-                if command != wanted { throw UsageError("'\(name)' is an option of 'pageheight \(wanted == .check ? "check" : "sweep")'") }
+                if command != wanted { throw UsageError("'\(given.name)' is an option of 'pageheight \(wanted == .check ? "check" : "sweep")'") }
             }
-            switch name {
-            case "-h", "--help": try flag(); result.help = true
-            case "-v", "--verbose": try flag(); result.verbose = true
-            case "-j", "--jobs": result.jobs = try integer(name, try value())
-            case "--repeat": result.repeatCount = try integer(name, try value())
-            case "--template": result.template = try value()
-            case "--update": try only(.check); try flag(); result.update = true
+            switch given.name {
+            case "-h", "--help": try given.flag(); result.help = true
+            case "-v", "--verbose": try given.flag(); result.verbose = true
+            case "-j", "--jobs": result.jobs = try given.integer()
+            case "--repeat": result.repeatCount = try given.integer()
+            case "--template": result.template = try given.value()
+            case "--update": try only(.check); try given.flag(); result.update = true
             case "--accept-status":
                 try only(.check)
-                for text in try value().split(separator: ",") {
+                for text in try given.value().split(separator: ",") {
                     guard let status = PageStatus(rawValue: String(text)) else {
                         throw UsageError("unknown status '\(text)' for '--accept-status' (one of: "
                             + PageStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")")
                     }
                     result.acceptedStatuses.insert(status)
                 }
-            case "--junit": try only(.check); result.junit = try value()
-            case "--report": try only(.check); result.report = try value()
-            case "--all": try only(.check); try flag(); result.all = true
-            case "--grep": try only(.check); result.grep = try value()
-            case "--prune": try only(.check); try flag(); result.prune = true
-            case "--progress": try only(.check); try flag(); result.progress = true
-            case "--no-progress": try only(.check); try flag(); result.progress = false
-            case "--widths": try only(.sweep); result.widths = try list(name, try value(), Int.init)
-            case "--font-sizes": try only(.sweep); result.fontSizes = try list(name, try value(), Int.init)
-            case "--zooms": try only(.sweep); result.zooms = try list(name, try value()) { Double($0).flatMap { $0.isFinite ? $0 : nil } }
-            case "--format":
+            case "--junit": try only(.check); result.junit = try given.value()
+            case "--report": try only(.check); result.report = try given.value()
+            case "--all": try only(.check); try given.flag(); result.all = true
+            case "--grep": try only(.check); result.grep = try given.value()
+            case "--prune": try only(.check); try given.flag(); result.prune = true
+            case "--progress": try only(.check); try given.flag(); result.progress = true
+            case "--no-progress": try only(.check); try given.flag(); result.progress = false
+            case "--widths": try only(.sweep); result.widths = try given.list(example: "320,390", Int.init)
+            case "--font-sizes": try only(.sweep); result.fontSizes = try given.list(example: "320,390", Int.init)
+            case "--zooms":
                 try only(.sweep)
-                let text = try value()
-                guard let format = SweepTable.Format(rawValue: text) else {
-                    throw UsageError("unknown value '\(text)' for '--format' (one of: table, csv, json)")
-                }
-                result.format = format
+                result.zooms = try given.list(example: "320,390") { Double($0).flatMap { $0.isFinite ? $0 : nil } }
+            case "--format": try only(.sweep); result.format = try given.choice()
             default:
-                if measuringFlags.contains(name) {
-                    // As given: the single-page parser reads `--offline=MODE` and refuses a value
-                    // on the others.
-                    result.measuring.arguments.append(argument)
-                } else if measuringValueOptions.contains(name) {
-                    result.measuring.arguments += [name, try value()]
-                } else {
-                    throw UsageError("unknown option '\(name)'")
-                }
-                result.measuring.names.insert(name)
+                guard try result.measuring.read(&given) else { throw UsageError("unknown option '\(given.name)'") }
             }
-            index += 1
         }
-        try result.measuring.finish()
+        try result.measuring.validate()
         return result
     }
 
     /// Checks ranges and combinations that parsing alone cannot.
     public func validate() throws(UsageError) {
         if help { return }
-        if let jobs { try check(jobs, "--jobs", 1...64) }
-        if let repeatCount { try check(repeatCount, "--repeat", 1...100) }
+        if let jobs { try checkRange(jobs, "--jobs", 1...64) }
+        if let repeatCount { try checkRange(repeatCount, "--repeat", 1...100) }
         switch command {
         case .check:
             guard inputs.count <= 1 else { throw UsageError("'pageheight check' takes one suite file, got \(inputs.count)") }
@@ -202,23 +143,12 @@ public struct CheckArguments: Equatable, Sendable {
         case .sweep:
             guard !inputs.isEmpty else { throw UsageError("missing page (a file or a URL)") }
             if inputs.contains("-") { throw UsageError("'pageheight sweep' measures a page many times; it cannot read it from standard input") }
-            for width in widths ?? [] { try check(width, "--widths", 1...100_000) }
-            for size in fontSizes ?? [] { try check(size, "--font-sizes", 1...500) }
-            for zoom in zooms ?? [] { try check(zoom, "--zooms", 0.1...10) }
-            for name in ["--width", "--font-size", "--zoom"] where measuring.names.contains(name) {
-                throw UsageError("'pageheight sweep' takes '\(name)s' (a list), not '\(name)'")
+            for width in widths ?? [] { try checkRange(width, "--widths", MeasuringOption.widthRange) }
+            for size in fontSizes ?? [] { try checkRange(size, "--font-sizes", MeasuringOption.fontSizeRange) }
+            for zoom in zooms ?? [] { try checkRange(zoom, "--zooms", MeasuringOption.zoomRange) }
+            for option in MeasuringOption.all where option.suiteKey.isCases && measuring.names.contains(option.name) {
+                throw UsageError("'pageheight sweep' takes '\(option.name)s' (a list), not '\(option.name)'")
             }
-        }
-    }
-
-    private func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path.isEmpty ? "." : path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-
-    private func check<T: Comparable>(_ value: T, _ name: String, _ range: ClosedRange<T>) throws(UsageError) {
-        guard range.contains(value) else {
-            throw UsageError("'\(name)' must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
         }
     }
 
@@ -227,9 +157,9 @@ public struct CheckArguments: Equatable, Sendable {
     public func applied(to suite: RegressionSuite) -> RegressionSuite {
         var suite = suite
         suite.options = measuring.applied(to: suite.options)
-        if measuring.names.contains("--width") { suite.widths = [measuring.parsed.width] }
-        if measuring.names.contains("--font-size") { suite.fontSizes = [measuring.parsed.fontSize] }
-        if measuring.names.contains("--zoom") { suite.zooms = [measuring.parsed.zoom] }
+        if measuring.contains("--width") { suite.widths = [measuring.parsed.width] }
+        if measuring.contains("--font-size") { suite.fontSizes = [measuring.parsed.fontSize] }
+        if measuring.contains("--zoom") { suite.zooms = [measuring.parsed.zoom] }
         if let repeatCount { suite.repeatCount = repeatCount }
         if let template {
             let choice = RegressionSuite.TemplateChoice(template, relativeTo: FileManager.default.currentDirectoryPath)
@@ -241,7 +171,7 @@ public struct CheckArguments: Equatable, Sendable {
     public static let checkUsage = "USAGE: pageheight check [options] [<suite.json>]"
     public static let sweepUsage = "USAGE: pageheight sweep [options] <page> ..."
 
-    public var usage: String { command == .check ? Self.checkUsage : Self.sweepUsage }
+    public var usage: String { Self.usage(of: command) }
 
     public static var checkHelp: String {
         """
@@ -277,7 +207,8 @@ public struct CheckArguments: Equatable, Sendable {
           --no-progress           No progress on stderr.
           -v, --verbose           Print every case's result and timestamped steps on stderr.
           -h, --help              Print this help.
-          Measuring options (--offline, --timeout, --width, ...) override the suite's.
+        \(HelpText.entry("<measuring>", "Override the suite's: "
+            + MeasuringOption.overrideSwitches(for: .check).joined(separator: ", ") + ". See 'pageheight --help'."))
 
         EXIT STATUS:
           0 every case passed (or --update wrote the baseline); 1 some case failed; 64 the command line
@@ -305,24 +236,11 @@ public struct CheckArguments: Equatable, Sendable {
           -j, --jobs <n>          Combinations measured at once. (default: \(BatchRunner.defaultJobs) here)
           -v, --verbose           Print timestamped steps on stderr.
           -h, --help              Print this help.
-          Every measuring option of 'pageheight' applies (--offline, --timeout, --metric, ...).
+        \(HelpText.entry("<measuring>", "As for one page: "
+            + MeasuringOption.overrideSwitches(for: .sweep).joined(separator: ", ") + ". See 'pageheight --help'."))
 
         EXIT STATUS:
           0 every combination is ok; 1 some is not; 64 the command line is wrong.
         """
     }
-}
-
-private func integer(_ name: String, _ text: String) throws(UsageError) -> Int {
-    guard let value = Int(text) else { throw UsageError("'\(name)' takes a whole number, got '\(text)'") }
-    return value
-}
-
-private func list<T: Hashable>(_ name: String, _ text: String, _ convert: (String) -> T?) throws(UsageError) -> [T] {
-    let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-    let values = items.compactMap(convert)
-    guard !items.isEmpty, values.count == items.count else {
-        throw UsageError("'\(name)' takes a comma-separated list of numbers, e.g. 320,390; got '\(text)'")
-    }
-    return values.uniqued()
 }

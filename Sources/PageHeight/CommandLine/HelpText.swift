@@ -9,9 +9,7 @@ public enum HelpText {
     public static let hint = "See 'pageheight --help'."
 
     public static var help: String {
-        let defaults = MeasureOptions()
-        let schedule = defaults.schedule.delays.map { String($0) }.joined(separator: ",")
-        return """
+        """
         OVERVIEW: How tall a web page's content is once it has stopped moving, as WebKit renders it.
 
         Loads each page in an off-screen WebKitGTK view (starting its own Xvfb when DISPLAY is
@@ -25,31 +23,7 @@ public enum HelpText {
                                   Several pages print JSON Lines, one report per page, in input order.
 
         OPTIONS:
-          --width <px>            Viewport width in CSS px. (default: \(defaults.width))
-          --height <px>           Initial viewport height in CSS px. (default: \(defaults.height))
-          --font-size <px>        Default font size in CSS px. (default: \(defaults.fontSize))
-          --zoom <factor>         Page zoom. (default: \(defaults.zoom))
-          --metric <name>         What is measured: body-scroll, document-scroll, body-offset, document-offset,
-                                  body-rect, lowest-element, max. (default: \(defaults.metric.rawValue))
-          --until <rule>          settled: stop once quiet; schedule: run the whole schedule, then until settled;
-                                  quick: load finished, fonts and images done, one measurement.
-                                  (default: \(defaults.until.rawValue))
-          --quiet <seconds>       Quiet window: nothing moves and nothing is pending. (default: \(defaults.quiet))
-          --timeout <seconds>     Cap on the whole measurement. (default: \(defaults.timeout))
-          --threshold <px>        Moves of this much or less are ignored. (default: \(defaults.threshold))
-          --schedule <sleeps>     The reader app's sleeps between polls, comma-separated. (default: \(schedule))
-          --fit / --no-fit        Fit mode: each adopted height becomes the view's height. (default: --fit)
-          --no-javascript         Turn JavaScript off (the height is then an estimate from the text).
-          --offline[=MODE]        Stop at once every request but local files and loopback. refuse (default):
-                                  each request fails as on a machine without network. block: WebKit's content
-                                  blocker stops it before it is sent, at the same point every run, so most pages
-                                  whose scripts race with failing requests repeat; it also stops file://host/
-                                  (what a saved page's //host/ links become): a file of another machine.
-                                  Either mode seeds Math.random, so pages that pick content at random repeat.
-          --allow-host <host[:port]>  Let the page load from this host although it is on loopback or a private
-                                  network (by default only a page served from there may). Repeatable.
-          --header <px>           A native view above the web view; adds to the report's total. (default: 0)
-          --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
+        \(MeasuringOption.helpLines)
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
           --template <file>       Every page (a file: an article fragment) goes into this reader template at
                                   {{article}}; the template's links resolve beside it, the fragment's beside
@@ -91,5 +65,24 @@ public enum HelpText {
           0 every page is ok; 1 some page is not (unstable, runaway, fallback, load-error, timeout,
           crashed); 64 the command line is wrong.
         """
+    }
+
+    /// One option of help: `usage` in the left column, `text` wrapped in the right one.
+    static func entry(_ usage: String, _ text: String) -> String {
+        let indent = String(repeating: " ", count: 26), width = 112
+        var lines: [String] = []
+        var line = "  " + usage
+        line += usage.count + 2 < indent.count - 1 ? String(repeating: " ", count: indent.count - line.count) : "  "
+        var lineIsEmpty = true
+        for word in text.split(separator: " ") {
+            if !lineIsEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = indent
+                lineIsEmpty = true
+            }
+            line += (lineIsEmpty ? "" : " ") + word
+            lineIsEmpty = false
+        }
+        return (lines + [line]).joined(separator: "\n")
     }
 }

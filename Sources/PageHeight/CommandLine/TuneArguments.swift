@@ -32,57 +32,29 @@ public struct TuneArguments: Equatable, Sendable {
 
     public static func parse(_ arguments: [String], command: Command) throws(UsageError) -> TuneArguments {
         var result = TuneArguments(command: command)
-        var index = 0
-        var optionsEnded = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                result.inputs.append(argument)
-                index += 1
-                continue
-            }
-            if argument == "--" {
-                optionsEnded = true
-                index += 1
-                continue
-            }
-            var name = argument
-            var inline: String?
-            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            func value() throws(UsageError) -> String {
-                if let inline { return inline }
-                index += 1
-                guard index < arguments.count else { throw UsageError("missing value for '\(name)'") }
-                return arguments[index]
-            }
-            func flag() throws(UsageError) {
-                if inline != nil { throw UsageError("'\(name)' takes no value") }
-            }
+        var replayed = MeasuringOverrides()
+        try ArgumentScanner.scan(arguments, operand: { result.inputs.append($0) }) { given throws(UsageError) in
             func only(_ wanted: Command) throws(UsageError) {
-                if command != wanted { throw UsageError("'\(name)' is an option of 'pageheight \(wanted == .replay ? "replay" : "tune")'") }
+                if command != wanted { throw UsageError("'\(given.name)' is an option of 'pageheight \(wanted == .replay ? "replay" : "tune")'") }
             }
-            switch name {
-            case "-h", "--help": try flag(); result.help = true
-            case "--json": try flag(); result.json = true
-            case "--tolerance": result.tolerance = try number(name, try value())
-            case "--schedule": try only(.replay); result.schedule = try sleeps(name, try value())
-            case "--threshold": try only(.replay); result.threshold = try number(name, try value())
-            case "--fit": try only(.replay); try flag(); result.fit = true
-            case "--no-fit": try only(.replay); try flag(); result.fit = false
-            case "--candidate": try only(.tune); result.candidates.append(try sleeps(name, try value()))
-            case "--thresholds": try only(.tune); result.thresholds = try list(name, try value(), Double.init)
-            case "--polls": try only(.tune); result.family.polls = try list(name, try value(), Int.init)
-            case "--first": try only(.tune); result.family.firstDelays = try list(name, try value(), Double.init)
-            case "--growth": try only(.tune); result.family.growthFactors = try list(name, try value(), Double.init)
-            case "--last": try only(.tune); result.family.lastPolls = try list(name, try value(), Double.init)
-            case "--report": try only(.tune); result.report = try value()
-            default: throw UsageError("unknown option '\(name)'")
+            switch given.name {
+            case "-h", "--help": try given.flag(); result.help = true
+            case "--json": try given.flag(); result.json = true
+            case "--tolerance": result.tolerance = try given.number()
+            case "--schedule", "--threshold", "--fit", "--no-fit": try only(.replay); _ = try replayed.read(&given)
+            case "--candidate": try only(.tune); result.candidates.append(try given.sleeps())
+            case "--thresholds": try only(.tune); result.thresholds = try given.list(example: "1,2,5", Double.init)
+            case "--polls": try only(.tune); result.family.polls = try given.list(example: "1,2,5", Int.init)
+            case "--first": try only(.tune); result.family.firstDelays = try given.list(example: "1,2,5", Double.init)
+            case "--growth": try only(.tune); result.family.growthFactors = try given.list(example: "1,2,5", Double.init)
+            case "--last": try only(.tune); result.family.lastPolls = try given.list(example: "1,2,5", Double.init)
+            case "--report": try only(.tune); result.report = try given.value()
+            default: throw UsageError("unknown option '\(given.name)'")
             }
-            index += 1
         }
+        if replayed.contains("--schedule") { result.schedule = replayed.parsed.schedule }
+        if replayed.contains("--threshold") { result.threshold = replayed.parsed.threshold }
+        if replayed.contains("--fit") { result.fit = replayed.parsed.fit }
         return result
     }
 
@@ -91,37 +63,30 @@ public struct TuneArguments: Equatable, Sendable {
         if help { return }
         guard !inputs.isEmpty else { throw UsageError("missing reports (a JSON Lines file from 'pageheight batch', or a --json report)") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input ('-') can be read only once") }
-        try check(tolerance, "--tolerance", 0...100_000)
-        if let threshold { try check(threshold, "--threshold", 0...100_000) }
+        try checkRange(tolerance, "--tolerance", 0...100_000)
+        if let threshold { try checkRange(threshold, "--threshold", MeasuringOption.thresholdRange) }
         guard command == .tune else { return }
-        for threshold in thresholds { try check(threshold, "--thresholds", 0...100_000) }
-        for polls in family.polls { try check(polls, "--polls", 1...100) }
-        for first in family.firstDelays { try check(first, "--first", 0.001...600) }
-        for growth in family.growthFactors { try check(growth, "--growth", 1...100) }
-        for last in family.lastPolls { try check(last, "--last", 0.001...600) }
+        for threshold in thresholds { try checkRange(threshold, "--thresholds", MeasuringOption.thresholdRange) }
+        for polls in family.polls { try checkRange(polls, "--polls", 1...100) }
+        for first in family.firstDelays { try checkRange(first, "--first", 0.001...600) }
+        for growth in family.growthFactors { try checkRange(growth, "--growth", 1...100) }
+        for last in family.lastPolls { try checkRange(last, "--last", 0.001...600) }
         let size = family.polls.count * family.firstDelays.count * family.growthFactors.count * family.lastPolls.count
         if size * thresholds.count > 200_000 {
             throw UsageError("the family is too large: \(size) schedules x \(thresholds.count) thresholds (at most 200000 candidates)")
         }
         if let report {
             let directory = URL(fileURLWithPath: report).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard isDirectory(directory) else {
                 throw UsageError("'--report': no such directory: \(directory)")
             }
-        }
-    }
-
-    private func check<T: Comparable>(_ value: T, _ name: String, _ range: ClosedRange<T>) throws(UsageError) {
-        guard range.contains(value) else {
-            throw UsageError("'\(name)' must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
         }
     }
 
     public static let replayUsage = "USAGE: pageheight replay [options] <reports> ..."
     public static let tuneUsage = "USAGE: pageheight tune [options] <reports> ..."
 
-    public var usage: String { command == .replay ? Self.replayUsage : Self.tuneUsage }
+    public var usage: String { Self.usage(of: command) }
 
     public static var replayHelp: String {
         """
@@ -193,26 +158,4 @@ public struct TuneArguments: Equatable, Sendable {
           be written.
         """
     }
-}
-
-private func number(_ name: String, _ text: String) throws(UsageError) -> Double {
-    guard let value = Double(text), value.isFinite else { throw UsageError("'\(name)' takes a number, got '\(text)'") }
-    return value
-}
-
-private func sleeps(_ name: String, _ text: String) throws(UsageError) -> GrowingDelaySchedule {
-    guard let schedule = GrowingDelaySchedule(parsing: text) else {
-        throw UsageError("'\(name)' takes positive sleeps in seconds separated by commas, e.g. 0.1,0.2,0.5; got '\(text)'")
-    }
-    return schedule
-}
-
-private func list<T: Hashable>(_ name: String, _ text: String, _ convert: (String) -> T?) throws(UsageError) -> [T] {
-    let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-    let values = items.compactMap(convert)
-    guard !items.isEmpty, values.count == items.count else {
-        throw UsageError("'\(name)' takes a comma-separated list of numbers, e.g. 1,2,5; got '\(text)'")
-    }
-    var seen = Set<T>()
-    return values.filter { seen.insert($0).inserted }
 }

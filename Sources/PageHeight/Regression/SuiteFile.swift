@@ -2,12 +2,9 @@ import Foundation
 
 extension RegressionSuite {
     /// The keys a suite file may have; any other key is an error (a typo would otherwise be
-    /// silently ignored).
-    static let keys: Set<String> = [
-        "pages", "exclude", "widths", "fontSizes", "zooms", "template", "tolerancePx", "tolerancePercent", "snapshots", "repeat",
-        "height", "metric", "until", "quiet", "timeout", "threshold", "schedule", "fit", "javascript", "offline",
-        "header", "footer",
-    ]
+    /// silently ignored). The measuring options' keys come from `MeasuringOption.all`.
+    static let keys = Set(["pages", "exclude", "widths", "fontSizes", "zooms", "template", "tolerancePx", "tolerancePercent",
+                           "snapshots", "repeat"] + MeasuringOption.suiteKeys)
 
     /// Reads and resolves the suite file at `path` (globs are expanded against the file system).
     public static func load(_ path: String) throws(SuiteError) -> RegressionSuite {
@@ -36,75 +33,43 @@ extension RegressionSuite {
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
 
-        var options = MeasureOptions()
+        /// Reads one value; a problem with it is an error of this suite file.
+        func read<T>(_ body: () throws(SuiteValueProblem) -> T) throws(SuiteError) -> T {
+            do { return try body() } catch { throw fail(error.detail) }
+        }
         func number(_ key: String, _ range: ClosedRange<Double>) throws(SuiteError) -> Double? {
             guard let value = json[key] else { return nil }
-            guard let number = value as? NSNumber, !isBoolean(value), range.contains(number.doubleValue) else {
-                throw fail("'\(key)' must be a number between \(RegressionCase.format(range.lowerBound)) and \(RegressionCase.format(range.upperBound))")
-            }
-            return number.doubleValue
+            return try read { () throws(SuiteValueProblem) in try SuiteValue.number(value, key, range) }
         }
         func whole(_ value: Any, _ key: String, _ range: ClosedRange<Int>) throws(SuiteError) -> Int {
-            guard let number = value as? NSNumber, !isBoolean(value), number.doubleValue == number.doubleValue.rounded(),
-                  range.contains(number.intValue) else {
-                throw fail("'\(key)' takes whole numbers between \(range.lowerBound) and \(range.upperBound), got \(value)")
-            }
-            return number.intValue
+            try read { () throws(SuiteValueProblem) in try SuiteValue.whole(value, key, range) }
         }
         func flag(_ key: String) throws(SuiteError) -> Bool? {
             guard let value = json[key] else { return nil }
-            guard isBoolean(value), let bool = value as? Bool else { throw fail("'\(key)' must be true or false") }
-            return bool
+            return try read { () throws(SuiteValueProblem) in try SuiteValue.flag(value, key) }
         }
         func list(_ key: String) throws(SuiteError) -> [Any]? {
             guard let value = json[key] else { return nil }
-            guard let array = value as? [Any], !array.isEmpty else { throw fail("'\(key)' must be a non-empty list") }
-            return array
+            return try read { () throws(SuiteValueProblem) in try SuiteValue.list(value, key) }
         }
 
-        if let value = json["height"] { options.height = try whole(value, "height", 1...100_000) }
-        if let value = try number("quiet", 0...600) { options.quiet = value }
-        if let value = try number("timeout", 0.1...86_400) { options.timeout = value }
-        if let value = try number("threshold", 0...100_000) { options.threshold = value }
-        if let value = try number("header", 0...1_000_000) { options.header = value }
-        if let value = try number("footer", 0...1_000_000) { options.footer = value }
-        if let value = try flag("fit") { options.fit = value }
-        if let value = try flag("javascript") { options.javascript = value }
-        if let text = json["offline"] as? String {
-            guard let mode = OfflineMode(rawValue: text) else {
-                throw fail("'offline' must be true, false, \"refuse\" or \"block\"")
-            }
-            options.offline = true
-            options.offlineMode = mode
-        } else if let value = try flag("offline") {
-            options.offline = value
-        }
-        if let value = json["metric"] {
-            guard let text = value as? String, let metric = HeightMetric(rawValue: text) else {
-                throw fail("'metric' must be one of: " + HeightMetric.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            options.metric = metric
-        }
-        if let value = json["until"] {
-            guard let text = value as? String, let rule = StopRule(rawValue: text) else {
-                throw fail("'until' must be one of: settled, schedule, quick")
-            }
-            options.until = rule
-        }
-        if let value = try list("schedule") {
-            let text = value.map { "\($0)" }.joined(separator: ",")
-            guard value.allSatisfy({ $0 is NSNumber && !isBoolean($0) }), let schedule = GrowingDelaySchedule(parsing: text) else {
-                throw fail("'schedule' must be a list of positive sleeps in seconds, e.g. [0.1, 0.2, 0.5]")
-            }
-            options.schedule = schedule
+        var options = MeasureOptions()
+        for option in MeasuringOption.all {
+            guard case .value(let key) = option.suiteKey, let value = json[key] else { continue }
+            try read { () throws(SuiteValueProblem) in try option.readSuite(value, key, &options) }
         }
 
-        let widths = try list("widths").map { values throws(SuiteError) in try values.map { v throws(SuiteError) in try whole(v, "widths", 1...100_000) } }
-        let fontSizes = try list("fontSizes").map { values throws(SuiteError) in try values.map { v throws(SuiteError) in try whole(v, "fontSizes", 1...500) } }
+        let widths = try list("widths").map { values throws(SuiteError) in
+            try values.map { v throws(SuiteError) in try whole(v, "widths", MeasuringOption.widthRange) }
+        }
+        let fontSizes = try list("fontSizes").map { values throws(SuiteError) in
+            try values.map { v throws(SuiteError) in try whole(v, "fontSizes", MeasuringOption.fontSizeRange) }
+        }
         let zooms = try list("zooms").map { values throws(SuiteError) -> [Double] in
             try values.map { v throws(SuiteError) -> Double in
-                guard let n = v as? NSNumber, !isBoolean(v), (0.1...10).contains(n.doubleValue) else {
-                    throw fail("'zooms' takes numbers between 0.1 and 10, got \(v)")
+                guard let n = v as? NSNumber, !SuiteValue.isBoolean(v), MeasuringOption.zoomRange.contains(n.doubleValue) else {
+                    throw fail("'zooms' takes numbers between \(RegressionCase.format(MeasuringOption.zoomRange.lowerBound)) and "
+                        + "\(RegressionCase.format(MeasuringOption.zoomRange.upperBound)), got \(v)")
                 }
                 return n.doubleValue
             }
@@ -170,14 +135,48 @@ extension RegressionSuite {
                                repeatCount: repeatCount)
     }
 
-    /// JSON `true`/`false`: on Linux every NSNumber casts to Bool, so ask for its type.
-    private static func isBoolean(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return String(describing: type(of: number)).contains("Boolean") || String(cString: number.objCType) == "B"
-    }
-
     private static func jsonErrorDetail(_ error: Error) -> String {
         let nsError = error as NSError
         return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
+    }
+}
+
+/// What is wrong with one value of a suite file: `'quiet' must be a number between 0 and 600`.
+struct SuiteValueProblem: Error {
+    var detail: String
+    init(_ detail: String) { self.detail = detail }
+}
+
+/// Reads the JSON values of a suite file's keys.
+enum SuiteValue {
+    static func number(_ value: Any, _ key: String, _ range: ClosedRange<Double>) throws(SuiteValueProblem) -> Double {
+        guard let number = value as? NSNumber, !isBoolean(value), range.contains(number.doubleValue) else {
+            throw SuiteValueProblem("'\(key)' must be a number between \(RegressionCase.format(range.lowerBound)) and \(RegressionCase.format(range.upperBound))")
+        }
+        return number.doubleValue
+    }
+
+    static func whole(_ value: Any, _ key: String, _ range: ClosedRange<Int>) throws(SuiteValueProblem) -> Int {
+        guard let number = value as? NSNumber, !isBoolean(value), number.doubleValue == number.doubleValue.rounded(),
+              range.contains(number.intValue) else {
+            throw SuiteValueProblem("'\(key)' takes whole numbers between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+        return number.intValue
+    }
+
+    static func flag(_ value: Any, _ key: String) throws(SuiteValueProblem) -> Bool {
+        guard isBoolean(value), let bool = value as? Bool else { throw SuiteValueProblem("'\(key)' must be true or false") }
+        return bool
+    }
+
+    static func list(_ value: Any, _ key: String) throws(SuiteValueProblem) -> [Any] {
+        guard let array = value as? [Any], !array.isEmpty else { throw SuiteValueProblem("'\(key)' must be a non-empty list") }
+        return array
+    }
+
+    /// JSON `true`/`false`: on Linux every NSNumber casts to Bool, so ask for its type.
+    static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(describing: type(of: number)).contains("Boolean") || String(cString: number.objCType) == "B"
     }
 }
