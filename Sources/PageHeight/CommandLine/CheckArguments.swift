@@ -4,7 +4,7 @@ import Foundation
 /// names that take a value, and the flags.
 private let measuringValueOptions: Set<String> = [
     "--width", "--height", "--font-size", "--zoom", "--metric", "--until", "--quiet", "--timeout", "--threshold",
-    "--schedule", "--header", "--footer",
+    "--schedule", "--header", "--footer", "--fonts", "--font-dir",
 ]
 private let measuringFlags: Set<String> = ["--fit", "--no-fit", "--no-javascript", "--offline"]
 
@@ -46,6 +46,7 @@ public struct MeasuringOverrides: Equatable, Sendable {
             case "--footer": options.footer = parsed.footer
             case "--fit", "--no-fit": options.fit = parsed.fit
             case "--no-javascript": options.javascript = parsed.javascript
+            case "--fonts", "--font-dir": options.fonts = parsed.fonts
             case "--offline":
                 options.offline = parsed.offline
                 options.offlineMode = parsed.offlineMode

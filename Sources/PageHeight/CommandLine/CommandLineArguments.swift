@@ -112,6 +112,19 @@ public struct CommandLineArguments: Equatable, Sendable {
                     throw UsageError("'--allow-host' takes a host name or address with an optional port, e.g. 127.0.0.1:8080; got '\(host)'")
                 }
                 result.options.allowedHosts = (result.options.allowedHosts ?? []) + [host.lowercased()]
+            case "--fonts":
+                let text = try value(for: name, inline: inline)
+                guard let mode = FontChoice.Mode(rawValue: text) else {
+                    throw UsageError("unknown value '\(text)' for '--fonts' (one of: pinned, system)")
+                }
+                result.options.fonts = FontChoice(mode: mode, directories: result.options.fonts?.directories ?? [])
+            case "--font-dir":
+                let directory = try value(for: name, inline: inline)
+                guard !directory.isEmpty else { throw UsageError("'--font-dir' takes a directory, got ''") }
+                let path = URL(fileURLWithPath: directory).standardizedFileURL.path
+                var fonts = result.options.fonts ?? FontChoice()
+                if !fonts.directories.contains(path) { fonts.directories.append(path) }
+                result.options.fonts = fonts
             case "--snapshot":
                 result.snapshot = try value(for: name, inline: inline)
             case "--jobs", "-j": result.jobs = try integer(name, try value(for: name, inline: inline))
@@ -160,6 +173,7 @@ public struct CommandLineArguments: Equatable, Sendable {
         try check(options.threshold, "--threshold", 0...100_000)
         try check(options.header, "--header", 0...1_000_000)
         try check(options.footer, "--footer", 0...1_000_000)
+        for directory in options.fonts?.directories ?? [] { try Self.checkFontDirectory(directory) }
         if pages.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input ('-') can be read only once") }
         if let snapshot {
             guard pages.count == 1 else { throw UsageError("'--snapshot' takes one page, got \(pages.count)") }
@@ -169,6 +183,24 @@ public struct CommandLineArguments: Equatable, Sendable {
                 throw UsageError("'--snapshot': no such directory: \(directory)")
             }
         }
+    }
+
+    /// A `--font-dir` must be a directory that holds a font file somewhere under it.
+    static func checkFontDirectory(_ directory: String) throws(UsageError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw UsageError("'--font-dir': no such directory: \(directory)")
+        }
+        guard isDirectory.boolValue else { throw UsageError("'--font-dir': not a directory: \(directory)") }
+        guard FileManager.default.isReadableFile(atPath: directory) else {
+            throw UsageError("'--font-dir': cannot read the directory: \(directory)")
+        }
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let relative = enumerator?.nextObject() as? String {
+            if FontsConf.fontExtensions.contains((relative as NSString).pathExtension.lowercased()) { return }
+        }
+        throw UsageError("'--font-dir': no font files (" + FontsConf.fontExtensions.sorted().map { "." + $0 }
+            .joined(separator: ", ") + ") under \(directory)")
     }
 
     private func check<T: Comparable>(_ value: T, _ name: String, _ range: ClosedRange<T>) throws(UsageError) {

@@ -50,6 +50,10 @@ public enum HelpText {
                                   network (by default only a page served from there may). Repeatable.
           --header <px>           A native view above the web view; adds to the report's total. (default: 0)
           --footer <px>           A native view below the web view; adds to the report's total. (default: 0)
+          --fonts <mode>          pinned: only the fonts of the packages pageheight's setup installs, whatever
+                                  else the machine has; system: the machine's fontconfig. (default: pinned)
+          --font-dir <dir>        Also render with the fonts under this directory (a site's or an app's own).
+                                  Repeatable.
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
           --json                  Print the full report as JSON.
           -v, --verbose           Print timestamped steps on stderr.

@@ -69,6 +69,10 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0
+    /// The fonts pages are rendered with: the engine's, set when it starts (a measurement that
+    /// asks for others is a `load-error`); recorded here so a report says how it was made. Nil
+    /// in reports written before pageheight recorded its fonts.
+    public var fonts: FontChoice? = FontChoice()
 
     public init() {}
 }

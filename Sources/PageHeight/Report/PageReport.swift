@@ -149,6 +149,8 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// The page's position in a batch list (0-based).
     public var index: Int?
     public var options: MeasureOptions
+    /// The fonts the page was rendered with (packages and versions, a digest of the files).
+    public var fonts: FontSet?
     /// Where the full-document PNG was written.
     public var snapshot: String?
     /// Why the snapshot could not be written.
