@@ -446,6 +446,7 @@ final class MeasurementDriver {
         }
         finalMetrics(usable: usable) { [self] reading in
             builder.metrics = reading?.metrics
+            if let margins = reading?.bodyMargins, margins.count == 2 { builder.bodyMargins = (margins[0], margins[1]) }
             builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
             let needsText = builder.verdict().0 == .fallback
             pageText(needed: needsText, usable: usable) { [self] text in

@@ -16,6 +16,8 @@ struct ProbeReading: Decodable {
     var cause: String?
     var pending: Pending?
     var metrics: HeightMetrics?
+    /// The body's own computed top and bottom margins, CSS px, with the metrics.
+    var bodyMargins: [Double]?
     /// `document.compatMode`, with the metrics: `BackCompat` is quirks mode.
     var compatMode: String?
     /// Time spent inside `measure()` (the forced layout and the reads), milliseconds.

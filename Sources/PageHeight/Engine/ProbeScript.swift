@@ -194,7 +194,14 @@ function schedule(cause) {
 function measure(all) {
   const started = now();
   const result = { value: value(), pending: pending(), innerHeight: window.innerHeight };
-  if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; }
+  if (all) {
+    result.metrics = allMetrics();
+    result.compatMode = document.compatMode;
+    if (document.body) {
+      const style = getComputedStyle(document.body);
+      result.bodyMargins = [parseFloat(style.marginTop) || 0, parseFloat(style.marginBottom) || 0];
+    }
+  }
   result.layoutMs = now() - started;
   if (!loadStamps) loadStamps = readLoadStamps();
   if (loadStamps) Object.assign(result, loadStamps);

@@ -2,9 +2,12 @@
 /// `1234 px (settled at 0.82 s; the 5.3 s schedule would show 1198 px)`.
 public enum SummaryLine {
     public static func format(_ report: PageReport) -> String {
-        let line = body(report)
-        guard report.quirksMode == true, report.options.metric == .bodyScroll else { return line }
-        return line + "; warning: quirks mode (no <!DOCTYPE html>): body.scrollHeight is at least the view's height"
+        var line = body(report)
+        if report.quirksMode == true, report.options.metric == .bodyScroll {
+            line += "; warning: quirks mode (no <!DOCTYPE html>): body.scrollHeight is at least the view's height"
+        }
+        if let disagreement = report.metricsDisagree, report.status == .ok { line += "; " + disagreement }
+        return line
     }
 
     private static func body(_ report: PageReport) -> String {
