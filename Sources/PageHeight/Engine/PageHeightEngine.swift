@@ -167,8 +167,10 @@ public final class PageHeightEngine: @unchecked Sendable {
         DisplayLoss.set(body)
     }
 
-    /// Removes the files the engine made (its web contexts' directory). Call before `_exit`;
-    /// a run killed before it could is swept up by the next one.
+    /// Removes the files the engine made (its private directory). A process that ends through
+    /// `exit` or by returning from `main` need not call it: an `atexit` hook does. Call it before
+    /// `_exit` (which runs no hooks; the CLI uses it so that exit handlers do not race with the
+    /// engine's thread). A run killed before either is swept up by the next one.
     public static func removeFiles() {
         PrivateDirectory.remove()
     }
