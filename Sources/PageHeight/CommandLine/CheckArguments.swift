@@ -261,7 +261,7 @@ public struct CheckArguments: Equatable, Sendable {
           -j, --jobs <n>          Cases measured at once. (default: \(BatchRunner.defaultJobs) here)
           -v, --verbose           Print every case's result and timestamped steps on stderr.
           -h, --help              Print this help.
-          Measuring options (--offline, --timeout, --width, ...) override the suite's.
+          Measuring options (--offline, --timeout, --width, --fonts, --font-dir, ...) override the suite's.
 
         EXIT STATUS:
           0 every case passed (or --update wrote the baseline); 1 some case failed; 64 the command line
