@@ -33,8 +33,8 @@ func runSweep(_ arguments: [String]) async -> Int32 {
             return subcommandUsageError("\(error)", usage: CheckArguments.sweepUsage)
         }
     }
-    guard let engine = startEngine() else { return 70 }
     let base = parsed.measuring.applied(to: MeasureOptions())
+    guard let engine = startEngine(fonts: base.fonts) else { return 70 }
     let defaults = MeasureOptions()
     var jobs: [RegressionRunner.Job] = []
     for page in parsed.inputs.uniquedPages() {

@@ -45,7 +45,7 @@ func run() async -> Int32 {
         }
     }
 
-    guard let engine = startEngine() else { return 70 }
+    guard let engine = startEngine(fonts: arguments.options.fonts) else { return 70 }
 
     var allOK = true
     for (index, source) in sources.enumerated() {
@@ -70,10 +70,11 @@ func run() async -> Int32 {
     return allOK ? 0 : 1
 }
 
-/// The process's engine, or nil after saying on stderr why it could not start (exit 70).
-func startEngine() -> PageHeightEngine? {
+/// The process's engine, rendering with `fonts`, or nil after saying on stderr why it could not
+/// start (exit 70).
+func startEngine(fonts: FontChoice?) -> PageHeightEngine? {
     do {
-        return try PageHeightEngine.shared()
+        return try PageHeightEngine.shared(fonts: fonts ?? FontChoice())
     } catch {
         FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
         return nil
@@ -117,7 +118,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     if let shard = arguments.shard, arguments.progress {
         FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
     }
-    guard let engine = startEngine() else { return 70 }
+    guard let engine = startEngine(fonts: arguments.options.fonts) else { return 70 }
     let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
     let listArgument = arguments.pages[0]
     PageHeightEngine.onDisplayLost { [out = arguments.out] in

@@ -49,6 +49,19 @@ struct CommandLineTests {
         #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(result.stdout)")
     }
 
+    /// The one-line output names a real disagreement of the metrics (margins.html: children's
+    /// margins collapse through the body, 54 px beyond its own 8 + 8) and stays quiet about the
+    /// body's own margins (static.html).
+    @Test func oneLineOutputNamesARealMetricsDisagreement() throws {
+        let margins = try PageHeightBinary.run([page("margins.html")])
+        #expect(margins.status == 0)
+        #expect(margins.stdout.hasSuffix("; metrics disagree: body-scroll 550 px but document-scroll 620 px, 54 px more than "
+            + "the body's own margins explain (margins collapsing through the body, absolute positioning, overflow or "
+            + "viewport-relative CSS)\n"), "\(margins.stdout)")
+        let plain = try PageHeightBinary.run([page("static.html")])
+        #expect(plain.status == 0 && !plain.stdout.contains("disagree"), "\(plain.stdout)")
+    }
+
     @Test func jsonReportHasTheDocumentedFields() throws {
         let result = try PageHeightBinary.run(["--json", "--header", "50", "--footer", "70", page("absolute.html")])
         #expect(result.status == 0)

@@ -145,6 +145,25 @@ import Testing
         #expect(same.disagreement(threshold: 5) == nil)
     }
 
+    /// The body's own margins are not a disagreement: the document's metrics take them in and
+    /// the body's leave them out. Margins of its children that collapse through it are one
+    /// (`Pages/margins.html`: body 550 px, document 620 px, body margins 8 and 8).
+    @Test func theBodysOwnMarginsAreNotADisagreement() throws {
+        let plain = HeightMetrics(bodyScroll: 1000, documentScroll: 1016, bodyOffset: 1000, documentOffset: 1016,
+                                  bodyRect: 1000.4, lowestElement: 1016, max: 1016)
+        #expect(plain.disagreement(threshold: 5, bodyMargins: (8, 8)) == nil)
+        #expect(plain.disagreement(threshold: 5) != nil, "without the margins, 16 px apart")
+        // A child's margin collapsing through the body on a long page: 8 px of 15935.
+        let long = HeightMetrics(bodyScroll: 15911, documentScroll: 15935, bodyOffset: 15911, documentOffset: 15935,
+                                 bodyRect: 15911, lowestElement: 15935, max: 15935)
+        #expect(long.disagreement(threshold: 5, bodyMargins: (8, 8)) == nil)
+        let collapsing = HeightMetrics(bodyScroll: 550, documentScroll: 620, bodyOffset: 550, documentOffset: 620,
+                                       bodyRect: 550, lowestElement: 620, max: 620)
+        let message = try #require(collapsing.disagreement(threshold: 5, bodyMargins: (8, 8)))
+        #expect(message.hasPrefix("metrics disagree: body-scroll 550 px but document-scroll 620 px, 54 px more than "
+            + "the body's own margins explain"), "\(message)")
+    }
+
     @Test func jsonUsesTheDocumentedFieldNames() throws {
         let s = session {
             $0.loadFinished(at: 0.2)

@@ -5,7 +5,9 @@
 # Mono (the default monospace face once installed: a plain-text page is 1458 px with it, 1215
 # with DejaVu Sans Mono), Liberation and Noto CJK (Chinese, Japanese and Korean text: without a
 # CJK face it falls back to whatever font a machine happens to have, or to empty boxes);
-# installing the same packages everywhere makes CI and a fresh machine alike.
+# installing the same packages everywhere makes CI and a fresh machine alike. They are also the
+# only fonts pageheight renders with by default (--fonts pinned): the list is repeated in
+# Sources/PageHeight/Fonts/PinnedFonts.swift, and a unit test keeps the two equal.
 set -euo pipefail
 
 # chromium: the check report's test opens the HTML report in headless Chromium. libglvnd-core-dev:

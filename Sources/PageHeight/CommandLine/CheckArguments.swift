@@ -13,6 +13,11 @@ public struct MeasuringOverrides: Equatable, Sendable {
     /// Reads `given` into `parsed` if it is a measuring option that a suite file has too;
     /// false if it is not one.
     mutating func read(_ given: inout GivenOption) throws(UsageError) -> Bool {
+        if FontChoice.switches.contains(given.name) {
+            try FontChoice.read(&given, into: &parsed.fonts)
+            names.insert(given.name)
+            return true
+        }
         guard let option = MeasuringOption.named(given.name), option.suiteKey != .none else { return false }
         try option.read(&given, &parsed)
         names.insert(given.name)
@@ -27,11 +32,13 @@ public struct MeasuringOverrides: Equatable, Sendable {
     /// Checks the ranges of the options given.
     func validate() throws(UsageError) {
         try MeasuringOption.validate(parsed)
+        for directory in parsed.fonts?.directories ?? [] { try FontChoice.checkDirectory(directory) }
     }
 
     /// `base` with every option given here put over it (width, font size and zoom too).
     public func applied(to base: MeasureOptions) -> MeasureOptions {
         var options = base
+        if FontChoice.switches.contains(where: names.contains) { options.fonts = parsed.fonts }
         for option in MeasuringOption.all where option.switches.contains(where: names.contains) {
             option.copy(parsed, &options)
         }

@@ -51,6 +51,7 @@ public struct CommandLineArguments: Equatable, Sendable {
             case "--template": result.template = try given.value()
             case "--no-progress": try given.flag(); result.progress = false
             case "--progress": try given.flag(); result.forceProgress = true
+            case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
             case "--shard":
                 let text = try given.value()
                 guard let shard = Shard(parsing: text) else {
@@ -85,6 +86,7 @@ public struct CommandLineArguments: Equatable, Sendable {
         }
         guard !pages.isEmpty else { throw UsageError("missing page (a file, a URL, or - for stdin)") }
         try MeasuringOption.validate(options)
+        for directory in options.fonts?.directories ?? [] { try FontChoice.checkDirectory(directory) }
         if pages.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input ('-') can be read only once") }
         if let snapshot {
             guard pages.count == 1 else { throw UsageError("'--snapshot' takes one page, got \(pages.count)") }

@@ -24,6 +24,10 @@ public enum HelpText {
 
         OPTIONS:
         \(MeasuringOption.helpLines)
+          --fonts <mode>          pinned: only the fonts of the packages pageheight's setup installs, whatever
+                                  else the machine has; system: the machine's fontconfig. (default: pinned)
+          --font-dir <dir>        Also render with the fonts under this directory (a site's or an app's own).
+                                  Repeatable.
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
           --template <file>       Every page (a file: an article fragment) goes into this reader template at
                                   {{article}}; the template's links resolve beside it, the fragment's beside

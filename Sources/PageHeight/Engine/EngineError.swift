@@ -4,6 +4,7 @@ public enum EngineError: Error, CustomStringConvertible {
     case gtkInitFailed(display: String)
     case offlineUnavailable(String)
     case privateDirectoryFailed(String)
+    case fontsUnavailable(String)
 
     public var description: String {
         switch self {
@@ -11,6 +12,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .gtkInitFailed(let display): "GTK could not open the display '\(display)'"
         case .offlineUnavailable(let detail): "--offline: \(detail)"
         case .privateDirectoryFailed(let detail): "private directory: \(detail)"
+        case .fontsUnavailable(let detail): "fonts: \(detail)"
         }
     }
 }

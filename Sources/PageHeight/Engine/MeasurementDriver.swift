@@ -542,6 +542,7 @@ final class MeasurementDriver {
         let usable = reason.pageCanAnswer(loadFinished: session.finishedAt != nil)
         let reading = usable ? await finalReading() : nil
         builder.metrics = reading?.metrics
+        if let margins = reading?.bodyMargins, margins.count == 2 { builder.bodyMargins = (margins[0], margins[1]) }
         builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
         builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [])
         if builder.verdict().0 == .fallback { builder.text = await pageText() }

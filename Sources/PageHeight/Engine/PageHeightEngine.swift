@@ -6,28 +6,44 @@ import Foundation
 /// network mode (online, `--offline=refuse`, `--offline=block`), and, when `DISPLAY` is unset, an
 /// Xvfb of its own.
 ///
-/// Start it once per process with `PageHeightEngine.shared()`; `measure` may be called from
+/// Start it once per process with `PageHeightEngine.shared(fonts:)`; `measure` may be called from
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
     let thread: GLibThread
     let pools = EnginePools()
+    /// The fonts every page is rendered with: one configuration for the process and its web
+    /// processes, chosen when the engine starts.
+    public let fonts: FontChoice
+    /// What the reports record about `fonts`, worked out once at the start.
+    public let fontSet: FontSet
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var instance: PageHeightEngine?
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
     static let garbageBudget = 8 << 20
 
-    /// The process's engine, started on first use (display, GTK, web context).
-    public static func shared() throws -> PageHeightEngine {
+    /// The process's engine, started on first use (display, GTK, web context) with `fonts`
+    /// (pinned by default). Asking again for other fonts than the running engine's is an error:
+    /// fontconfig reads its configuration once per process.
+    public static func shared(fonts: FontChoice = FontChoice()) throws -> PageHeightEngine {
         lock.lock()
         defer { lock.unlock() }
-        if let instance { return instance }
-        let engine = try PageHeightEngine()
+        if let instance {
+            guard instance.fonts == fonts else {
+                throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
+                    + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
+            }
+            return instance
+        }
+        let engine = try PageHeightEngine(fonts: fonts)
         instance = engine
         return engine
     }
 
-    private init() throws {
+    private init(fonts: FontChoice) throws {
+        self.fonts = fonts
+        let resolvedFonts = try FontConfiguration.resolve(fonts)
+        fontSet = resolvedFonts.set
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
@@ -56,6 +72,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             _ = ph_prioritize_thread(-10)
             GLibLog.install()
             let directory = try PrivateDirectory.path()
+            try FontConfiguration.install(resolvedFonts, in: directory)
             try VirtualDisplay.ensure()
             SessionBus.ensure(in: directory)
             // Pages are drawn in software (hardware acceleration off), so this process never
@@ -86,7 +103,18 @@ public final class PageHeightEngine: @unchecked Sendable {
     public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
                         freshView: Bool = false,
                         log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
-        await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView, log: log, pools: pools)
+        var report: PageReport
+        if let asked = options.fonts, asked != fonts {
+            let problem = EngineError.fontsUnavailable("this measurement asks for \(asked.mode.rawValue) fonts and "
+                + "\(asked.directories.count) font directories; the engine renders with \(fonts.mode.rawValue) fonts and "
+                + "\(fonts.directories.count) (one font configuration per process)")
+            report = ReportBuilder.inputError(url: page.url, message: "\(problem)", options: options)
+        } else {
+            report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView, log: log, pools: pools)
+        }
+        report.options.fonts = fonts
+        report.fonts = fontSet
+        return report
     }
 
     @GLibActor
@@ -113,8 +141,10 @@ public final class PageHeightEngine: @unchecked Sendable {
         DisplayLoss.set(body)
     }
 
-    /// Removes the files the engine made (its web contexts' directory). Call before `_exit`;
-    /// a run killed before it could is swept up by the next one.
+    /// Removes the files the engine made (its private directory). A process that ends through
+    /// `exit` or by returning from `main` need not call it: an `atexit` hook does. Call it before
+    /// `_exit` (which runs no hooks; the CLI uses it so that exit handlers do not race with the
+    /// engine's thread). A run killed before either is swept up by the next one.
     public static func removeFiles() {
         PrivateDirectory.remove()
     }

@@ -8,7 +8,8 @@ import Glibc
 /// one directory of its own: `pageheight-<pid>-XXXXXX` in the temporary directory, made by
 /// `mkdtemp` (mode 0700, a name no other user can guess or plant beforehand), checked to be ours,
 /// and removed at exit. No file of ours sits at a fixed path in a shared `/tmp`, where another
-/// local user could have put their own first.
+/// local user could have put their own first. It is removed at exit by an `atexit` hook; a process
+/// that ends with `_exit` calls `PageHeightEngine.removeFiles()` first.
 ///
 /// Pages never write into it: every view is ephemeral, with a data store of its own in memory.
 /// Made on the GLib thread as the engine starts; `remove` may be called from any thread.
@@ -36,6 +37,9 @@ enum PrivateDirectory {
             throw EngineError.privateDirectoryFailed("\(path) is not a directory that only this user can enter")
         }
         made = path
+        // Removed when the process ends through `exit` or by returning from `main`, without the
+        // caller knowing to ask.
+        atexit { PrivateDirectory.remove() }
         return path
     }
 

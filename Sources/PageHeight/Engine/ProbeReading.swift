@@ -19,6 +19,8 @@ struct ProbeReading: Decodable, Sendable {
     /// The page's clock when the reading was taken.
     var clock: PageClock?
     var metrics: HeightMetrics?
+    /// The body's own computed top and bottom margins, CSS px, with the metrics.
+    var bodyMargins: [Double]?
     /// `document.compatMode`, with the metrics: `BackCompat` is quirks mode.
     var compatMode: String?
     /// With the metrics: the URLs of the elements whose resource failed, as the page saw them.

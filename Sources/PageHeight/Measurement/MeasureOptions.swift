@@ -70,6 +70,10 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     public var header: Double = 0
     public var footer: Double = 0
     public var clock: PageClockMode = .real
+    /// The fonts pages are rendered with: the engine's, set when it starts (a measurement that
+    /// asks for others is a `load-error`); recorded here so a report says how it was made. Nil
+    /// in reports written before pageheight recorded its fonts.
+    public var fonts: FontChoice? = FontChoice()
 
     public init() {}
 }

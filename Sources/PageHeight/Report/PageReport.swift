@@ -53,13 +53,26 @@ public struct HeightMetrics: Codable, Sendable, Equatable {
         }
     }
 
-    /// When the metrics disagree by more than `threshold`: which is lowest and which highest.
-    public func disagreement(threshold: Double) -> String? {
-        let values = HeightMetric.allCases.map { ($0, self[$0]) }
-        guard let low = values.min(by: { $0.1 < $1.1 }), let high = values.max(by: { $0.1 < $1.1 }),
-              high.1 - low.1 > threshold else { return nil }
-        return "metrics disagree: \(low.0.rawValue) \(Pixels.format(low.1)) but \(high.0.rawValue) \(Pixels.format(high.1)) "
-            + "(absolute positioning, margins or viewport-relative CSS)"
+    /// When the metrics disagree by more than `threshold` (CSS px) and by more than 1% of the page
+    /// for a reason other than the body's own margins: which is lowest and which highest. Below
+    /// 1%, what remains on real pages is a child's margin collapsing through the body or a
+    /// fractional box: nothing that says the metric is the wrong one for the page. The body's metrics leave its margins
+    /// out and the document's take them in (lowest-element too: the root element is one of its
+    /// boxes), so the body's are compared with both margins added; `max` is one of the others
+    /// and is left out.
+    public func disagreement(threshold: Double, bodyMargins: (top: Double, bottom: Double) = (0, 0)) -> String? {
+        let both = bodyMargins.top + bodyMargins.bottom
+        let extents: [(metric: HeightMetric, raw: Double, extent: Double)] = [
+            (.bodyScroll, bodyScroll, bodyScroll + both), (.documentScroll, documentScroll, documentScroll),
+            (.bodyOffset, bodyOffset, bodyOffset + both), (.documentOffset, documentOffset, documentOffset),
+            (.bodyRect, bodyRect, bodyRect + both), (.lowestElement, lowestElement, lowestElement),
+        ]
+        guard let low = extents.min(by: { $0.extent < $1.extent }), let high = extents.max(by: { $0.extent < $1.extent }),
+              high.extent - low.extent > Swift.max(threshold, high.extent / 100) else { return nil }
+        let margins = both > 0 ? ", \(Pixels.format(high.extent - low.extent)) more than the body's own margins explain" : ""
+        return "metrics disagree: \(low.metric.rawValue) \(Pixels.format(low.raw)) but \(high.metric.rawValue) "
+            + "\(Pixels.format(high.raw))\(margins) (margins collapsing through the body, absolute positioning, overflow "
+            + "or viewport-relative CSS)"
     }
 }
 
@@ -158,6 +171,8 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// The page's position in a batch list (0-based).
     public var index: Int?
     public var options: MeasureOptions
+    /// The fonts the page was rendered with (packages and versions, a digest of the files).
+    public var fonts: FontSet?
     /// Where the full-document PNG was written.
     public var snapshot: String?
     /// Why the snapshot could not be written.

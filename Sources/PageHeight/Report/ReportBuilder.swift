@@ -9,6 +9,8 @@ public struct ReportBuilder: Sendable {
     /// When the measurement ended on the wall clock, when the page ran on the virtual clock.
     public var realEnd: Double?
     public var metrics: HeightMetrics?
+    /// The body's own computed margins (CSS px), read with the metrics.
+    public var bodyMargins: (top: Double, bottom: Double)?
     /// Whether the document is in quirks mode (no doctype), as read at the end.
     public var quirksMode: Bool?
     /// The page's plain text, for the fallback estimate (nil when it could not be read).
@@ -98,7 +100,7 @@ public struct ReportBuilder: Sendable {
             total: height.map { options.header + $0 + options.footer },
             header: options.header, footer: options.footer, metric: options.metric,
             strategies: strategies, scheduleMissed: scheduleMissed, samples: session.samples,
-            metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold),
+            metrics: metrics, metricsDisagree: metrics?.disagreement(threshold: options.threshold, bodyMargins: bodyMargins ?? (0, 0)),
             estimate: estimate, fitSteps: session.runaway.steps.isEmpty ? nil : session.runaway.steps,
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)

@@ -13,8 +13,11 @@ public enum SummaryLine {
             line += "; error: the snapshot was not written: " + error
                 + (tall ? " (the page is taller than 32767 px, the most a snapshot can be drawn in one piece)" : "")
         }
-        guard report.quirksMode == true, report.options.metric == .bodyScroll else { return line }
-        return line + "; warning: quirks mode (no <!DOCTYPE html>): body.scrollHeight is at least the view's height"
+        if report.quirksMode == true, report.options.metric == .bodyScroll {
+            line += "; warning: quirks mode (no <!DOCTYPE html>): body.scrollHeight is at least the view's height"
+        }
+        if let disagreement = report.metricsDisagree, report.status == .ok { line += "; " + disagreement }
+        return line
     }
 
     private static func body(_ report: PageReport) -> String {

@@ -166,7 +166,15 @@ function schedule(cause) {
 function measure(all) {
   const started = now();
   const result = { value: value(), pending: pending(), innerHeight: window.innerHeight, clock: clock() };
-  if (all) { result.metrics = allMetrics(); result.compatMode = document.compatMode; result.resourceErrors = resourceErrors; }
+  if (all) {
+    result.metrics = allMetrics();
+    result.compatMode = document.compatMode;
+    result.resourceErrors = resourceErrors;
+    if (document.body) {
+      const style = getComputedStyle(document.body);
+      result.bodyMargins = [parseFloat(style.marginTop) || 0, parseFloat(style.marginBottom) || 0];
+    }
+  }
   result.layoutMs = now() - started;
   if (!loadStamps) loadStamps = readLoadStamps();
   if (loadStamps) Object.assign(result, loadStamps);

@@ -1,0 +1,138 @@
+import Foundation
+@testable import PageHeight
+import Testing
+
+/// The pure parts of pinned fonts: dpkg's status file, the generated fonts.conf, the options.
+struct PinnedFontsTests {
+    static let root: URL = {
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+            directory.deleteLastPathComponent()
+        }
+        return directory
+    }()
+
+    @Test func installedVersionsComeFromInstalledParagraphsOnly() {
+        let status = """
+            Package: fonts-dejavu-core
+            Status: install ok installed
+            Priority: optional
+            Version: 2.37-6
+            Description: Vera font family derivate
+             with a continuation line
+
+            Package: fonts-gone
+            Status: deinstall ok config-files
+            Version: 1.0
+
+            Package: fonts-noto-cjk
+            Status: install ok installed
+            Version: 1:20220127+repack1-1
+
+            """
+        #expect(DpkgDatabase.installedVersions(status: status)
+            == ["fonts-dejavu-core": "2.37-6", "fonts-noto-cjk": "1:20220127+repack1-1"])
+    }
+
+    /// The setup installs exactly the packages pinned mode renders with: one list in each place,
+    /// kept equal here.
+    @Test func setupInstallsExactlyThePinnedPackages() throws {
+        let setup = try String(contentsOf: Self.root.appendingPathComponent("scripts/lib/setup.sh"), encoding: .utf8)
+        let start = try #require(setup.range(of: "PAGEHEIGHT_PACKAGES=("))
+        let end = try #require(setup[start.upperBound...].firstIndex(of: ")"))
+        let installed = setup[start.upperBound..<end].split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .map(String.init).filter { $0.hasPrefix("fonts-") }
+        #expect(installed == PinnedFonts.packages)
+    }
+
+    @Test func pinnedConfigurationListsOnlyItsFontsAndNeverTheMachinesConfiguration() {
+        let text = FontsConf.pinned(
+            fontFiles: ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"],
+            fontDirectories: ["/usr/share/fonts/truetype/dejavu"], directories: ["/site/fonts & more"],
+            snippets: ["/usr/share/fontconfig/conf.avail/10-hinting-slight.conf"], cache: "/tmp/private/cache")
+        #expect(text.hasPrefix("<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig"))
+        #expect(text.contains("<dir>/usr/share/fonts/truetype/dejavu</dir>"))
+        #expect(text.contains("<dir>/site/fonts &amp; more</dir>"))
+        #expect(text.contains("<glob>/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf</glob>"))
+        #expect(text.contains("<glob>/site/fonts &amp; more/*</glob>"))
+        #expect(text.contains("<rejectfont><glob>*</glob></rejectfont>"))
+        #expect(text.contains("<cachedir>/tmp/private/cache</cachedir>"))
+        #expect(!text.contains("/etc/fonts"), "the machine's configuration is not read")
+        for comment in text.components(separatedBy: "<!--").dropFirst() {
+            #expect(!comment.components(separatedBy: "-->")[0].contains("--"), "an XML comment may not hold --")
+        }
+        // The generic families are pageheight's, ahead of every snippet's preferences.
+        let serif = text.range(of: "<alias binding=\"same\"><family>serif</family><prefer><family>DejaVu Serif</family>")
+        let sans = text.range(of: "<family>sans-serif</family><prefer><family>DejaVu Sans</family>")
+        let mono = text.range(of: "<family>monospace</family><prefer><family>Noto Sans Mono</family>")
+        let include = text.range(of: "<include ignore_missing=\"yes\">/usr/share/fontconfig/conf.avail/10-hinting-slight.conf</include>")
+        #expect(serif != nil && sans != nil && mono != nil && include != nil)
+        if let serif, let include { #expect(serif.lowerBound < include.lowerBound) }
+    }
+
+    @Test func systemConfigurationIncludesTheMachinesAndAddsTheDirectories() {
+        let text = FontsConf.system(base: "/etc/fonts/fonts.conf", directories: ["/app/fonts"], cache: "/tmp/p/cache")
+        #expect(text.contains("<include ignore_missing=\"no\">/etc/fonts/fonts.conf</include>"))
+        #expect(text.contains("<dir>/app/fonts</dir>"))
+        #expect(!text.contains("selectfont"))
+    }
+
+    @Test func fontsArePinnedByDefaultAndTheOptionsChangeThat() throws {
+        #expect(try CommandLineArguments.parse(["a.html"]).options.fonts == FontChoice(mode: .pinned))
+        let system = try CommandLineArguments.parse(["--fonts", "system", "a.html"])
+        #expect(system.options.fonts == FontChoice(mode: .system))
+        let directory = FileManager.default.currentDirectoryPath
+        let both = try CommandLineArguments.parse(["--font-dir", "Pages/fonts", "--fonts=system", "--font-dir=/x/../y", "a.html"])
+        #expect(both.options.fonts == FontChoice(mode: .system, directories: [directory + "/Pages/fonts", "/y"]))
+        #expect(throws: UsageError("unknown value 'mine' for '--fonts' (one of: pinned, system)")) {
+            try CommandLineArguments.parse(["--fonts", "mine", "a.html"])
+        }
+    }
+
+    @Test func aFontDirectoryMustExistBeADirectoryAndHoldFonts() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-font-dir-\(getpid())")
+        try FileManager.default.createDirectory(at: scratch.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: scratch.appendingPathComponent("file.txt"))
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        func validate(_ directory: String) throws {
+            try CommandLineArguments.parse(["--font-dir", directory, "a.html"]).validate()
+        }
+        #expect(throws: UsageError("'--font-dir': no such directory: \(scratch.path)/nosuch")) { try validate(scratch.path + "/nosuch") }
+        #expect(throws: UsageError("'--font-dir': not a directory: \(scratch.path)/file.txt")) { try validate(scratch.path + "/file.txt") }
+        #expect(throws: UsageError("'--font-dir': no font files (.otc, .otf, .pfa, .pfb, .ttc, .ttf, .woff, .woff2) under \(scratch.path)/empty")) {
+            try validate(scratch.path + "/empty")
+        }
+        try validate(Self.root.appendingPathComponent("Pages/fonts").path)
+    }
+
+    @Test func checkAndSweepTakeTheFontOptions() throws {
+        let fonts = Self.root.appendingPathComponent("Pages/fonts").path
+        let parsed = try CheckArguments.parse(["--fonts", "system", "--font-dir", fonts, "suite.json"], command: .check)
+        #expect(parsed.measuring.applied(to: MeasureOptions()).fonts == FontChoice(mode: .system, directories: [fonts]))
+        #expect(try CheckArguments.parse(["suite.json"], command: .check).measuring.applied(to: MeasureOptions()).fonts
+            == FontChoice(mode: .pinned))
+    }
+
+    /// A result written with other fonts cannot be resumed by this command, and the message names
+    /// the option.
+    @Test func resumeRefusesResultsMeasuredWithOtherFonts() throws {
+        var system = MeasureOptions()
+        system.fonts = FontChoice(mode: .system)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let recorded = ResumeCheck.Recorded(index: 0, url: "https://example.com/",
+                                            options: String(decoding: try encoder.encode(system), as: UTF8.self))
+        let list = PageList(entries: [PageList.Entry(index: 0, page: "https://example.com/")])
+        let mismatch = try #require(ResumeCheck.mismatch([recorded], list: list, options: MeasureOptions()))
+        #expect(mismatch.hasPrefix("its results were measured with fonts {\"directories\":[],\"mode\":\"system\"}"), "\(mismatch)")
+    }
+
+    /// Reports written before fonts were recorded still read (tune and replay read old reports).
+    @Test func optionsWithoutFontsStillDecode() throws {
+        var options = MeasureOptions()
+        options.fonts = nil
+        let data = try JSONEncoder().encode(options)
+        #expect(!String(decoding: data, as: UTF8.self).contains("fonts"))
+        #expect(try JSONDecoder().decode(MeasureOptions.self, from: data).fonts == nil)
+    }
+}
