@@ -22,7 +22,7 @@ struct ProgressCommandTests {
         environment["DISPLAY"] = nil
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
-        FileManager.default.createFile(atPath: stderrFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
         process.standardInput = FileHandle.nullDevice

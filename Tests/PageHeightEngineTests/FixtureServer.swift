@@ -154,7 +154,7 @@ final class FixtureServer: @unchecked Sendable {
                 var raw = ipv4.pointee.sin_addr
                 return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
             }
-            if done { return String(cString: text) }
+            if done { return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         }
         return nil
     }

@@ -4,16 +4,17 @@ import Foundation
 
 /// The compiled content filters of `SubresourceBoundary`, one per set of rules (a page's
 /// directory and its allowed hosts), kept for the pages that follow: a batch of pages in one
-/// folder compiles once. GLib thread only.
+/// folder compiles once.
+@GLibActor
 enum BoundaryFilters {
     /// Filters kept at most; the oldest goes first (views that carry it keep their own reference).
-    static let capacity = 64
-    nonisolated(unsafe) private static var cache: [String: OpaquePointer] = [:]
-    nonisolated(unsafe) private static var order: [String] = []
-    nonisolated(unsafe) private static var compilations = 0
+    nonisolated static let capacity = 64
+    private static var cache: [String: OpaquePointer] = [:]
+    private static var order: [String] = []
+    private static var compilations = 0
 
     /// This machine's own addresses (every interface's), read once.
-    private static let localAddresses: [String] = {
+    nonisolated private static let localAddresses: [String] = {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }
@@ -27,7 +28,7 @@ enum BoundaryFilters {
             var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
-            let text = String(cString: host)
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             addresses.insert(String(text.split(separator: "%").first ?? Substring(text))) // no zone
         }
         return addresses.sorted()

@@ -7,10 +7,11 @@ import Foundation
 ///
 /// The block happens in the web process at the moment the page asks, so the page's scripts see
 /// the same failures at the same point of their work every run. Compiled once per process into
-/// the context directory (removed at exit). GLib thread only.
+/// the context directory (removed at exit).
+@GLibActor
 enum OfflineBlocker {
-    nonisolated(unsafe) private static var compiled: OpaquePointer?
-    nonisolated(unsafe) private static var compilations = 0
+    private static var compiled: OpaquePointer?
+    private static var compilations = 0
 
     /// The filter, compiled on first use (a few ms, waiting on the main context).
     static func filter() throws -> OpaquePointer {
@@ -43,7 +44,7 @@ enum OfflineBlocker {
     /// of the page's work each run, and WebKit draws a broken image differently by when it
     /// failed (readability/heise gave 6785, 7136 or 9574 px); blocked, it fails the same way
     /// every run.
-    static let rules: String = {
+    nonisolated static let rules: String = {
         let loopbackHosts = [#"127\.[0-9]+\.[0-9]+\.[0-9]+"#, "localhost", #"\[::1\]"#]
         var allowed = ["^file:///", "^file://localhost/", "^data:", "^blob:", "^about:"]
         for host in loopbackHosts {

@@ -1,6 +1,7 @@
 import CPageHeightShim
 import CWebKit
 import Foundation
+import Synchronization
 
 /// The measuring engine: one GLib thread with GTK and WebKit, a web context (of ephemeral views) per
 /// network mode (online, `--offline=refuse`, `--offline=block`), and, when `DISPLAY` is unset, an
@@ -17,8 +18,7 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// What the reports record about `fonts`, worked out once at the start.
     public let fontSet: FontSet
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var instance: PageHeightEngine?
+    private static let instance = Mutex<PageHeightEngine?>(nil)
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
     static let garbageBudget = 8 << 20
 
@@ -26,18 +26,18 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// (pinned by default). Asking again for other fonts than the running engine's is an error:
     /// fontconfig reads its configuration once per process.
     public static func shared(fonts: FontChoice = FontChoice()) throws -> PageHeightEngine {
-        lock.lock()
-        defer { lock.unlock() }
-        if let instance {
-            guard instance.fonts == fonts else {
-                throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
-                    + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
+        try instance.withLock { instance in
+            if let instance {
+                guard instance.fonts == fonts else {
+                    throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
+                        + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
+                }
+                return instance
             }
-            return instance
+            let engine = try PageHeightEngine(fonts: fonts)
+            instance = engine
+            return engine
         }
-        let engine = try PageHeightEngine(fonts: fonts)
-        instance = engine
-        return engine
     }
 
     private init(fonts: FontChoice) throws {
@@ -152,20 +152,14 @@ public final class PageHeightEngine: @unchecked Sendable {
 
 /// The message for a lost display (`PageHeightEngine.onDisplayLost`).
 private enum DisplayLoss {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var body: (@Sendable () -> Void)?
+    private static let body = Mutex<(@Sendable () -> Void)?>(nil)
 
     static func set(_ new: @escaping @Sendable () -> Void) {
-        lock.lock()
-        body = new
-        lock.unlock()
+        body.withLock { $0 = new }
     }
 
     static func report() {
-        lock.lock()
-        let body = self.body
-        lock.unlock()
-        if let body {
+        if let body = body.withLock({ $0 }) {
             body()
         } else {
             FileHandle.standardError.write(Data("Error: the display went away (\(ProcessInfo.processInfo.environment["DISPLAY"] ?? "")); the engine cannot go on\n".utf8))
