@@ -129,14 +129,18 @@ import Testing
 /// clock: such a report still decodes, and a batch written then resumes, but not under another clock.
 @Suite struct OptionsWithoutAClockTests {
     static let recordedBefore: String = {
-        let json = String(decoding: try! JSONEncoder().encode(MeasureOptions()), as: UTF8.self)
+        var real = MeasureOptions()
+        real.clock = .real
+        let json = String(decoding: try! JSONEncoder().encode(real), as: UTF8.self)
         return json.replacingOccurrences(of: #","clock":"real""#, with: "").replacingOccurrences(of: #""clock":"real","#, with: "")
     }()
 
     @Test func theyDecodeAsTheRealClock() throws {
         #expect(!Self.recordedBefore.contains("clock"))
         let options = try JSONDecoder().decode(MeasureOptions.self, from: Data(Self.recordedBefore.utf8))
-        #expect(options == MeasureOptions() && options.clock == .real)
+        var real = MeasureOptions()
+        real.clock = .real
+        #expect(options == real && options.clock == .real)
         var virtual = MeasureOptions()
         virtual.clock = .virtual
         let again = try JSONDecoder().decode(MeasureOptions.self, from: JSONEncoder().encode(virtual))
@@ -146,7 +150,9 @@ import Testing
     @Test func aBatchWrittenThenResumesOnTheRealClockOnly() {
         let list = PageList(entries: [.init(index: 0, page: "https://a.example/1")])
         let recorded = [ResumeCheck.Recorded(index: 0, url: "https://a.example/1", options: Self.recordedBefore)]
-        #expect(ResumeCheck.mismatch(recorded, list: list, options: MeasureOptions()) == nil)
+        var real = MeasureOptions()
+        real.clock = .real
+        #expect(ResumeCheck.mismatch(recorded, list: list, options: real) == nil)
         var virtual = MeasureOptions()
         virtual.clock = .virtual
         let message = ResumeCheck.mismatch(recorded, list: list, options: virtual)

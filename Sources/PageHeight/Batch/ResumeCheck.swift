@@ -22,8 +22,12 @@ public enum ResumeCheck {
     /// nil when it can.
     public static func mismatch(_ recorded: [Recorded], list: PageList, options: MeasureOptions) -> String? {
         let current = optionValues(encode(options))
-        // An option a result does not name was written before the option existed: at its default.
-        let defaults = optionValues(encode(MeasureOptions()))
+        // An option a result does not name was written before the option existed, at the value
+        // it had then: its default, but the real clock (the virtual one came later, and became
+        // the default later still).
+        var then = MeasureOptions()
+        then.clock = .real
+        let defaults = optionValues(encode(then))
         let entries = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { a, _ in a })
         for record in recorded.sorted(by: { $0.index < $1.index }) {
             let was = optionValues(record.options).merging(defaults) { recorded, _ in recorded }

@@ -69,7 +69,9 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0
-    public var clock: PageClockMode = .real
+    /// The page's clock: virtual by default, since it gives `--clock real --until schedule`'s
+    /// answer on the whole corpus (BENCHMARKS.md) without waiting for the page's timers.
+    public var clock: PageClockMode = .virtual
     /// The fonts pages are rendered with: the engine's, set when it starts (a measurement that
     /// asks for others is a `load-error`); recorded here so a report says how it was made. Nil
     /// in reports written before pageheight recorded its fonts.
