@@ -95,7 +95,7 @@ struct BatchCommandTests {
         let names = ["static", "absolute", "margins", "throws", "quirks", "long-article", "empty", "no-javascript"]
         let entries = (0..<16).map { "\(pages.path)/\(names[$0 % names.count]).html" }
         try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let arguments = ["batch", "--jobs", "2", "--offline", "--out", out, list]
+        let arguments = ["batch", "--jobs", "2", "--offline", "--clock", "real", "--out", out, list] // real: the kill lands mid-batch
 
         let first = try PageHeightBinary.start(arguments)
         let deadline = Date().addingTimeInterval(60)
@@ -129,7 +129,7 @@ struct BatchCommandTests {
         defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         try ["grow-6.5", "static", "absolute"].map { "\(pages.path)/\($0).html" }.joined(separator: "\n")
             .write(toFile: list, atomically: true, encoding: .utf8)
-        let batch = try PageHeightBinary.start(["batch", "--jobs", "1", "--timeout", "12", "--out", out, list])
+        let batch = try PageHeightBinary.start(["batch", "--jobs", "1", "--clock", "real", "--timeout", "12", "--out", out, list])
         Thread.sleep(forTimeInterval: 2.5)
         let webProcesses = cli.descendants(of: batch.processIdentifier).filter {
             ((try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) ?? "").hasPrefix("WebKitWebProces")

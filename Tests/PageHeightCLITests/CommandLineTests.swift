@@ -185,7 +185,7 @@ struct CommandLineTests {
     /// SIGTERM in the middle of a measurement stops pageheight, its Xvfb and every WebKit child.
     @Test(arguments: [SIGTERM, SIGINT])
     func signalStopsTheToolAndEveryChild(_ signal: Int32) throws {
-        let process = try PageHeightBinary.start(["--timeout", "12", page("grow-6.5.html")])
+        let process = try PageHeightBinary.start(["--clock", "real", "--timeout", "12", page("grow-6.5.html")])
         Thread.sleep(forTimeInterval: 2.0)
         let children = descendants(of: process.processIdentifier)
         #expect(children.count >= 3, "Xvfb, network and web process expected: \(children)")
@@ -196,7 +196,7 @@ struct CommandLineTests {
     }
 
     @Test func normalExitLeavesNoProcessBehind() throws {
-        let process = try PageHeightBinary.start(["--quiet", "1.5", page("static.html")])
+        let process = try PageHeightBinary.start(["--clock", "real", "--quiet", "1.5", page("static.html")])
         Thread.sleep(forTimeInterval: 1.2)
         let children = descendants(of: process.processIdentifier)
         process.waitUntilExit()

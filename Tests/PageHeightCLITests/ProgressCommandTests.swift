@@ -39,7 +39,7 @@ struct ProgressCommandTests {
         defer { [list, out, err].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         try ([pages.path + "/static.html", pages.path + "/no-such-page.html"] + Array(repeating: pages.path + "/grow-6.5.html", count: 6))
             .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let process = try start(["batch", "--offline", "--jobs", "2", "--progress", "--out", out, list], stderrFile: err)
+        let process = try start(["batch", "--offline", "--clock", "real", "--jobs", "2", "--progress", "--out", out, list], stderrFile: err)
         // Wait until some results are in, and some pages are still running.
         let deadline = Date().addingTimeInterval(60)
         while lines(out).filter({ !$0.isEmpty }).count < 3, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
@@ -61,7 +61,7 @@ struct ProgressCommandTests {
         }
         #expect(stderr.contains("\(reports.count) results were written to \(out)"), "\(stderr)")
         // The rest is measured by --resume, and the summary names the page not ok.
-        let resumed = try PageHeightBinary.run(["batch", "--offline", "--jobs", "2", "--resume", "--out", out, list])
+        let resumed = try PageHeightBinary.run(["batch", "--offline", "--clock", "real", "--jobs", "2", "--resume", "--out", out, list])
         #expect(resumed.status == 0, "the rest is ok")
         #expect(lines(out).dropLast().count == 8)
     }
@@ -71,7 +71,7 @@ struct ProgressCommandTests {
         defer { [list, err].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         try [pages.path + "/no-such-page.html", pages.path + "/grow-6.5.html", pages.path + "/grow-6.5.html",
              pages.path + "/grow-6.5.html"].joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let process = try start(["batch", "--offline", "--jobs", "1", "--progress", list], stderrFile: err)
+        let process = try start(["batch", "--offline", "--clock", "real", "--jobs", "1", "--progress", list], stderrFile: err)
         process.waitUntilExit()
         let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 1)

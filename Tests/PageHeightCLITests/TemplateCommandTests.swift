@@ -65,7 +65,7 @@ struct FailedResourceCommandTests {
         let line = try PageHeightBinary.run([cli.page("missing-resources.html")])
         #expect(line.status == 0, "\(line.stderr)")
         #expect(line.stdout.hasPrefix("400 px (") && line.stdout.contains(
-            "; warning: 2 resources failed to load: stylesheet nosuch.css (file not found), image nosuch.png (file not found)"), "\(line.stdout)")
+            "; warning: 2 resources failed to load: image nosuch.png (file not found), stylesheet nosuch.css (file not found)"), "\(line.stdout)")
         let json = try PageHeightBinary.run(["--json", cli.page("missing-resources.html")])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let failed = try #require(report["failedResources"] as? [[String: String]])
@@ -100,7 +100,7 @@ struct FailedResourceCommandTests {
         #expect(update.stdout.contains("\nwarning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: "), "\(update.stdout)")
         let check = try PageHeightBinary.run(["check"], in: directory)
         #expect(check.status == 0)
-        #expect(check.stdout.hasPrefix("warning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: stylesheet nosuch.css"), "\(check.stdout)")
+        #expect(check.stdout.hasPrefix("warning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: image nosuch.png"), "\(check.stdout)")
     }
 }
 

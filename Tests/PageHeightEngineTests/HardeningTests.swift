@@ -303,7 +303,7 @@ struct HardeningTests {
         let out = directory.appendingPathComponent("out.jsonl").path
         let entries = Array(repeating: Self.staticPage, count: 8)
         try entries.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let first = Task.detached { try Self.run(["batch", "--jobs", "1", "--no-progress", "--out", out, list]) }
+        let first = Task.detached { try Self.run(["batch", "--jobs", "1", "--clock", "real", "--no-progress", "--out", out, list]) }
         // Wait until the first batch holds the file (its first line is written).
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").isEmpty {
@@ -351,7 +351,7 @@ struct HardeningTests {
         let list = directory.appendingPathComponent("list.txt").path
         let out = directory.appendingPathComponent("out.jsonl").path
         try Array(repeating: Self.staticPage, count: 12).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let killed = try Self.run(["batch", "--jobs", "1", "--no-progress", "--out", out, list], within: 60) { pid in
+        let killed = try Self.run(["batch", "--jobs", "1", "--clock", "real", "--no-progress", "--out", out, list], within: 60) { pid in
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline, ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").isEmpty { usleep(20_000) }
             for child in WebProcesses.descendants(of: pid) where child.name.hasPrefix("Xvfb") { kill(child.pid, SIGKILL) }
@@ -360,7 +360,7 @@ struct HardeningTests {
         #expect(killed.stderr.contains("went away") && killed.stderr.contains("--resume"), "\(killed.stderr)")
         let kept = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count
         #expect(kept >= 1 && kept < 12, "\(kept) results")
-        let resumed = try Self.run(["batch", "--jobs", "1", "--no-progress", "--resume", "--out", out, list], within: 60)
+        let resumed = try Self.run(["batch", "--jobs", "1", "--clock", "real", "--no-progress", "--resume", "--out", out, list], within: 60)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 12)
     }

@@ -23,7 +23,8 @@ public struct FailedResource: Codable, Sendable, Equatable {
             total += 1
             if listed.count < kept { listed.append(FailedResource(url: url, reason: "blocked before it was requested: the subresource boundary or --offline=block")) }
         }
-        return (listed, total)
+        // In URL order: the order failures arrive in is the network's, not the page's.
+        return (listed.sorted { $0.url < $1.url }, total)
     }
 
     /// What the page used it as, guessed from the name's extension: `stylesheet`, `script`,
