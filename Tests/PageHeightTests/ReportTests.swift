@@ -201,6 +201,8 @@ import Testing
         let css = FailedResource(url: "file:///site/site.css", reason: "file not found")
         let merged = FailedResource.merging(([css], 1), pageSaw: ["file:///site/site.css", "file:///other/a.png"])
         #expect(merged.total == 2 && merged.listed.count == 2)
-        #expect(merged.listed[1].url == "file:///other/a.png" && merged.listed[1].reason.hasPrefix("blocked before it was requested"))
+        // In URL order, whichever failed first.
+        #expect(merged.listed.map(\.url) == ["file:///other/a.png", "file:///site/site.css"])
+        #expect(merged.listed[0].reason.hasPrefix("blocked before it was requested") && merged.listed[1].reason == "file not found")
     }
 }
