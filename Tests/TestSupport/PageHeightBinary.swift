@@ -69,8 +69,8 @@ public enum PageHeightBinary {
         defer { try? FileManager.default.removeItem(at: files) }
         let outPath = files.appendingPathComponent("stdout"), errPath = files.appendingPathComponent("stderr")
         let inPath = files.appendingPathComponent("stdin")
-        for path in [outPath, errPath] { FileManager.default.createFile(atPath: path.path, contents: nil) }
-        FileManager.default.createFile(atPath: inPath.path, contents: Data((stdin ?? "").utf8))
+        for path in [outPath, errPath] { _ = FileManager.default.createFile(atPath: path.path, contents: nil) }
+        _ = FileManager.default.createFile(atPath: inPath.path, contents: Data((stdin ?? "").utf8))
         let out = try FileHandle(forWritingTo: outPath), err = try FileHandle(forWritingTo: errPath)
         let input = try FileHandle(forReadingFrom: inPath)
         defer {

@@ -206,6 +206,9 @@ final class MeasurementDriver {
 
     private func probeMessage(_ json: String) {
         guard session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
+        if reading.notThePage == true, !source.url.hasPrefix("about:") {
+            return note("a message from the view's blank document, not the page's: ignored")
+        }
         let t = now
         noteClock(reading, at: t)
         let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause, real: real)

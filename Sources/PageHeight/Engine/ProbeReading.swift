@@ -15,6 +15,9 @@ struct ProbeReading: Decodable, Sendable {
 
     var value: Double?
     var cause: String?
+    /// Set on a message from one of the view's own documents (its initial empty document, the
+    /// blank page between pages), which can arrive after the page's load began.
+    var notThePage: Bool?
     var pending: Pending?
     /// The page's clock when the reading was taken.
     var clock: PageClock?

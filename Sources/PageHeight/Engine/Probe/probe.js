@@ -153,7 +153,12 @@ function report() {
   if (v === lastValue && key === lastPending) return;
   lastValue = v;
   lastPending = key;
-  post(stringify({ value: v, cause: cause, pending: p, innerHeight: window.innerHeight, clock: clock() }));
+  const message = { value: v, cause: cause, pending: p, innerHeight: window.innerHeight, clock: clock() };
+  // The view's own documents (its initial empty one, the blank page between two pages) are
+  // not the page: their late messages must not pass for the page's.
+  const url = document.URL;
+  if (url === 'about:blank' || url.startsWith('data:text/html,%3Ctitle%3Epageheight-blank-')) message.notThePage = true;
+  post(stringify(message));
 }
 function schedule(cause) {
   if (cause && causes.indexOf(cause) < 0) causes.push(cause);
