@@ -114,15 +114,22 @@ struct HostilePageTests {
         let source = try PageSource.parse(input, currentDirectory: HostileCase.directory.path, standardInput: { nil })
         let options = try CommandLineArguments.parse(hostile.args + ["x"]).options
         var killer: Task<[Int32], Never>?
+        let lines = LockedLines()
         if hostile.kill == "web-process-after-1s" {
+            // Only this page's web process: other suites' views and the binaries they run measure
+            // at the same time, in processes below this one.
+            let before = Set(WebProcesses.ofThisProcess())
             killer = Task.detached {
                 try? await Task.sleep(nanoseconds: 1_000_000_000)
-                let victims = WebProcesses.ofThisProcess()
+                let named = lines.all.compactMap { $0.split(separator: " ").last.flatMap { Int32($0) } }
+                let victims = named.isEmpty ? Array(Set(WebProcesses.children()).subtracting(before)) : named
                 victims.forEach { kill($0, SIGKILL) }
                 return victims
             }
         }
-        let report = try await PageHeightEngine.shared().measure(source, options: options)
+        let report = try await PageHeightEngine.shared().measure(source, options: options, log: { line in
+            if line.contains("web process ") { lines.append(line) }
+        })
         let seconds = Date().timeIntervalSince(started)
         if let killer {
             let victims = await killer.value

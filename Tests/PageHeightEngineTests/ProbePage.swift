@@ -22,21 +22,29 @@ final class ProbePage {
     /// Loads `source` in a new view on the chosen clock and returns once the document is
     /// complete (throws after `within` seconds). The view is made for the real clock and its hooks
     /// swapped (`PageView.setClock`) when the clock is virtual.
-    static func open(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
-                     within seconds: Double = 10) async throws -> ProbePage {
-        let engine = try PageHeightEngine.shared()
+    /// Nonisolated: the engine, which starts the GLib thread that runs `GLibActor`, must exist
+    /// before anything hops onto that actor (a test run alone would wait for it for ever).
+    nonisolated static func open(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
+                                 within seconds: Double = 10) async throws -> ProbePage {
+        try await open(source, clock: clock, options: options, within: seconds, engine: PageHeightEngine.shared())
+    }
+
+    private static func open(_ source: PageSource, clock: PageClockMode, options: MeasureOptions,
+                             within seconds: Double, engine: PageHeightEngine) async throws -> ProbePage {
         var options = options
         options.clock = .real
         let pool = try engine.pools.pool(for: options)
-        let view = pool.checkout(options, fresh: true)
+        let view = await pool.checkout(options, boundary: nil, fresh: true)
         view.setClock(virtual: clock == .virtual)
         view.load(source)
         let page = ProbePage(pool: pool, view: view, options: options)
         let deadline = Date().addingTimeInterval(seconds)
-        while try await page.evaluate("document.readyState + (window.__pageheight ? '' : ' (no probe)')") != "complete" {
+        var state = ""
+        while case let now = try await page.evaluate("document.readyState + (window.__pageheight ? '' : ' (no probe)')"), now != "complete" {
+            state = now
             guard Date() < deadline else {
                 await page.close()
-                throw ProbePageError.notLoaded(seconds: seconds)
+                throw ProbePageError.notLoaded(seconds: seconds, state: state)
             }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
@@ -48,17 +56,18 @@ final class ProbePage {
     func load(_ source: PageSource, clock: PageClockMode, title: String, within seconds: Double = 10) async throws {
         guard let view else { throw ProbePageError.closed }
         view.setClock(virtual: clock == .virtual)
+        view.inbox.clear() // the last page's commit: else this load counts as that page navigating away
         view.load(source)
         let deadline = Date().addingTimeInterval(seconds)
-        while try await evaluate("document.title + ' ' + document.readyState") != "\(title) complete" {
-            guard Date() < deadline else { throw ProbePageError.notLoaded(seconds: seconds) }
+        while case let state = try await evaluate("document.title + ' ' + document.readyState"), state != "\(title) complete" {
+            guard Date() < deadline else { throw ProbePageError.notLoaded(seconds: seconds, state: state) }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
     }
 
     /// Runs `body` on `source` loaded on the chosen clock, then closes the view.
-    static func with<T: Sendable>(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
-                                  _ body: @GLibActor (ProbePage) async throws -> T) async throws -> T {
+    nonisolated static func with<T: Sendable>(_ source: PageSource, clock: PageClockMode, options: MeasureOptions = MeasureOptions(),
+                                              _ body: @GLibActor (ProbePage) async throws -> T) async throws -> T {
         let page = try await open(source, clock: clock, options: options)
         do {
             let result = try await body(page)
@@ -129,18 +138,18 @@ final class ProbePage {
         guard let view else { return }
         self.view = nil
         view.retire()
-        await pool.checkin(view, options: options)
+        pool.checkin(view, options: options)
     }
 }
 
 enum ProbePageError: Error, CustomStringConvertible {
-    case notLoaded(seconds: Double)
+    case notLoaded(seconds: Double, state: String)
     case undecodable(String)
     case closed
 
     var description: String {
         switch self {
-        case .notLoaded(let seconds): "the page was not complete after \(seconds) s"
+        case .notLoaded(let seconds, let state): "the page was not complete after \(seconds) s (it said: \(state))"
         case .undecodable(let json): "the probe answered \(json.prefix(200))"
         case .closed: "the page was closed"
         }

@@ -21,14 +21,14 @@ struct ViewLifetimeTests {
     static func blankTimesOut(_ engine: PageHeightEngine, page: String) async throws -> (clean: Bool, freed: Bool) {
         let options = MeasureOptions()
         let pool = try engine.pools.pool(for: options)
-        var view: PageView? = pool.checkout(options, fresh: true)
+        var view: PageView? = await pool.checkout(options, boundary: nil, fresh: true)
         weak let watched = view
         view?.load(.file(page))
         await GLibClock.sleep(0.5) // the page's script is spinning by now
         let clean = await view?.blank(height: 844) ?? true
         view?.terminateWebProcess()
         view?.retire()
-        if let retired = view { await pool.checkin(retired, options: options) } // closes it
+        if let retired = view { pool.checkin(retired, options: options) } // closes it
         view = nil
         // Late answers and timers of the gone view get a moment to arrive.
         await GLibClock.sleep(0.2)

@@ -47,15 +47,15 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Measures `entries` (skipping none: pass only what is left to do); returns the summary.
     public func run(_ entries: [PageList.Entry]) async -> BatchSummary {
-        let queue = EntryQueue(entries)
+        let queue = EntryQueue(entries, jobs: jobs)
         let summary = SummaryCollector(total: entries.count)
         let started = Date()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<min(jobs, max(entries.count, 1)) {
                 group.addTask { [self] in
-                    while let entry = await queue.next() {
+                    while let (entry, upcoming) = await queue.next() {
                         progress?.started(entry.index, name: entry.page)
-                        let report = await measure(entry)
+                        let report = await measure(entry, upcoming: upcoming)
                         do throws(OutputError) {
                             try log.write(ReportEncoding.jsonLine(report))
                         } catch {
@@ -71,7 +71,7 @@ public final class BatchRunner: @unchecked Sendable {
         return await summary.result(wall: Date().timeIntervalSince(started))
     }
 
-    private func measure(_ entry: PageList.Entry) async -> PageReport {
+    private func measure(_ entry: PageList.Entry, upcoming: PageList.Entry?) async -> PageReport {
         var report: PageReport
         do {
             var source = try PageSource.parse(entry.page, standardInput: { nil })
@@ -81,7 +81,10 @@ public final class BatchRunner: @unchecked Sendable {
             }
             let steps = self.steps, index = entry.index
             let log: @Sendable (String) -> Void = { line in steps?(index, line) }
-            report = await engine.measure(source, options: options, log: log)
+            // The next entry's view is made ready meanwhile. Template pages share the template's
+            // folder, and so one content filter: nothing to announce.
+            let next = template == nil ? upcoming.flatMap { try? PageSource.parse($0.page, standardInput: { nil }) } : nil
+            report = await engine.measure(source, options: options, upcoming: next, log: log)
             var attempt = 0
             while report.status == .crashed, attempt < retries {
                 attempt += 1
@@ -96,11 +99,21 @@ public final class BatchRunner: @unchecked Sendable {
     }
 }
 
-/// Hands out entries to the jobs, in list order.
+/// Hands out entries to the jobs, in list order, each with the entry that comes next once every
+/// job has one (the first entries start at once: no view can be made ready for them).
 private actor EntryQueue {
     private var entries: ArraySlice<PageList.Entry>
-    init(_ entries: [PageList.Entry]) { self.entries = entries[...] }
-    func next() -> PageList.Entry? { entries.popFirst() }
+    private let jobs: Int
+    private var handedOut = 0
+    init(_ entries: [PageList.Entry], jobs: Int) {
+        self.entries = entries[...]
+        self.jobs = jobs
+    }
+    func next() -> (PageList.Entry, upcoming: PageList.Entry?)? {
+        guard let entry = entries.popFirst() else { return nil }
+        handedOut += 1
+        return (entry, handedOut >= jobs ? entries.first : nil)
+    }
 }
 
 /// What a batch did: counts per status and seconds per page.

@@ -37,8 +37,8 @@ final class MeasurementDriver {
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
 
-    init(pool: ViewPool, source: PageSource, boundary: OpaquePointer, options: MeasureOptions, snapshotPath: String?,
-         freshView: Bool = false, log: @escaping @Sendable (String) -> Void) {
+    init(pool: ViewPool, view: PageView, source: PageSource, boundary: OpaquePointer, options: MeasureOptions,
+         snapshotPath: String?, freshView: Bool = false, log: @escaping @Sendable (String) -> Void) {
         self.pool = pool
         self.source = source
         self.boundary = boundary
@@ -47,7 +47,7 @@ final class MeasurementDriver {
         self.freshView = freshView
         self.log = log
         self.session = MeasurementSession(options: options)
-        self.view = pool.checkout(options, fresh: freshView)
+        self.view = view
     }
 
     /// Seconds since the load started: the page's time (virtual on the virtual clock).
@@ -75,7 +75,7 @@ final class MeasurementDriver {
         let (reason, endedAt) = await measureWithinTimeout()
         note("ended: \(reason)")
         let report = await report(for: reason, endedAt: endedAt)
-        await giveBack(after: reason)
+        giveBack(after: reason)
         return report
     }
 
@@ -112,6 +112,7 @@ final class MeasurementDriver {
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
         view.load(source)
+        if let pid = view.webProcess { note("web process \(pid)") }
         if let end = await waitForLoad() { return end }
         guard !Task.isCancelled else { return nil }
         guard options.javascript else { return .javascriptDisabled }
@@ -591,13 +592,13 @@ final class MeasurementDriver {
     /// Gives the view back to its pool, or retires it: a crashed one, one used for a single
     /// page, and one whose page may still be spinning (a timeout), whose web process must not
     /// measure the next page nor outlive us. Returns once the view is back (blank, a few ms).
-    private func giveBack(after reason: EndReason) async {
+    private func giveBack(after reason: EndReason) {
         if case .crashed = reason { view.retire() }
         if freshView { view.retire() }
         if case .timedOut = reason {
             view.terminateWebProcess()
             view.retire()
         }
-        await pool.checkin(view, options: options)
+        pool.checkin(view, options: options)
     }
 }

@@ -72,9 +72,12 @@ public final class PageHeightEngine: @unchecked Sendable {
             _ = ph_prioritize_thread(-10)
             GLibLog.install()
             let directory = try PrivateDirectory.path()
+            // Xvfb and the bus start while the fonts are set up.
+            let display = VirtualDisplay.begin()
+            let bus = SessionBus.begin(in: directory)
             try FontConfiguration.install(resolvedFonts, in: directory)
-            try VirtualDisplay.ensure()
-            SessionBus.ensure(in: directory)
+            try display()
+            bus()
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
             // its LLVM: 26 MB PSS, 8 MB of it private relocations. With that renderer off, an EGL
@@ -99,9 +102,12 @@ public final class PageHeightEngine: @unchecked Sendable {
     ///   - snapshot: where to write a full-document PNG of the final state.
     ///   - freshView: measure in a new view with a new web process, not one reused from an
     ///     earlier page (for `--repeat`: runs that share nothing).
+    ///   - upcoming: the page most likely measured next with these options (a batch's next
+    ///     entry): a view is made ready for it (its content filter compiled and adopted, a blank
+    ///     page shown) while this one is measured.
     ///   - log: timestamped steps (the CLI's `--verbose`), called on the engine's thread.
     public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
-                        freshView: Bool = false,
+                        freshView: Bool = false, upcoming: PageSource? = nil,
                         log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
         var report: PageReport
         if let asked = options.fonts, asked != fonts {
@@ -110,7 +116,8 @@ public final class PageHeightEngine: @unchecked Sendable {
                 + "\(fonts.directories.count) (one font configuration per process)")
             report = ReportBuilder.inputError(url: page.url, message: "\(problem)", options: options)
         } else {
-            report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView, log: log, pools: pools)
+            report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView,
+                                        upcoming: upcoming, log: log, pools: pools)
         }
         report.options.fonts = fonts
         report.fonts = fontSet
@@ -119,7 +126,7 @@ public final class PageHeightEngine: @unchecked Sendable {
 
     @GLibActor
     private static func measure(_ page: PageSource, options: MeasureOptions, snapshot: String?, freshView: Bool,
-                                log: @escaping @Sendable (String) -> Void, pools: EnginePools) async -> PageReport {
+                                upcoming: PageSource?, log: @escaping @Sendable (String) -> Void, pools: EnginePools) async -> PageReport {
         let pool: ViewPool
         let boundary: OpaquePointer
         do {
@@ -129,7 +136,15 @@ public final class PageHeightEngine: @unchecked Sendable {
             let session = MeasurementSession(options: options)
             return ReportBuilder(url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build()
         }
-        let driver = MeasurementDriver(pool: pool, source: page, boundary: boundary, options: options,
+        let view = await pool.checkout(options, boundary: boundary, fresh: freshView)
+        if let upcoming {
+            // Once this page's load has started: the filter's compilation holds the main context.
+            Task { @GLibActor in
+                guard let next = try? BoundaryFilters.filter(for: upcoming, options: options) else { return }
+                pool.prepare(next, options: options)
+            }
+        }
+        let driver = MeasurementDriver(pool: pool, view: view, source: page, boundary: boundary, options: options,
                                        snapshotPath: snapshot, freshView: freshView, log: log)
         return await driver.run()
     }

@@ -104,7 +104,7 @@ final class PageView {
     private let view: UnsafeMutablePointer<WebKitWebView>
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
     /// The content filter of the page loaded last (`SubresourceBoundary`), referenced here.
-    private var boundary: OpaquePointer?
+    private(set) var boundary: OpaquePointer?
     private let zoom: Double
     private let cssWidth: Int
     private let javascript: Bool
@@ -282,9 +282,9 @@ final class PageView {
     private func noteWebProcess(_ load: () -> Void) {
         guard startsWebProcess else { return load() }
         startsWebProcess = false
-        let before = Set(WebProcesses.ofThisProcess())
+        let before = Set(WebProcesses.children())
         load()
-        let started = Set(WebProcesses.ofThisProcess()).subtracting(before)
+        let started = Set(WebProcesses.children()).subtracting(before)
         webProcess = started.count == 1 ? started.first : nil
     }
 

@@ -9,7 +9,6 @@ final class ViewPool {
     private let context: OpaquePointer
     /// The content filter every view of this pool carries (`--offline=block`), if any.
     private let filter: OpaquePointer?
-    private var idle: [String: [PageView]] = [:]
     /// Pages a web process measures before it is replaced. A web process keeps what its pages left
     /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it):
     /// on the 185 corpus pages under the quick rule, one job's tree peaked at 343 MB with 50
@@ -28,46 +27,138 @@ final class ViewPool {
     /// view's own web process (`PageView.webProcess`), it holds at more jobs too: default mode's
     /// peak at two jobs 490 -> 408 MB, at four 586 -> 494 MB, at the same pages/s.
     nonisolated static let maxPrivateMemory = 64 << 20
-    /// Views checked out and not yet back.
+    /// Views checked out and not yet back, of every key.
     private var measuring = 0
     /// Idle views kept per key at most.
     var maxIdle = 8
+    /// Views per key beyond those measuring: while a page is measured, a view that came back
+    /// is made ready (blank, its data forgotten, its web process renewed when due) or a spare is
+    /// made, so that the next page starts the moment the last one ends. One spare costs one
+    /// idle web process (its view holds a blank page) per key in use.
+    nonisolated static let spares = 1
+
+    /// The views of one key (one set of view settings).
+    @GLibActor
+    private struct Shelf {
+        /// Ready: blank, clean, each carrying the content filter of the page it was made ready for.
+        var idle: [PageView] = []
+        /// Views not closed: measuring, being made ready, or idle.
+        var live = 0
+        var measuring = 0
+        /// The content filters of the views being made ready (one each).
+        var readying: [OpaquePointer?] = []
+        /// The filters of pages announced (`prepare`) that no view has taken on yet, oldest first.
+        var expected: [OpaquePointer] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+
+        func carries(_ boundary: OpaquePointer?) -> Bool {
+            idle.contains { $0.boundary == boundary } || readying.contains(boundary)
+        }
+    }
+    private var shelves: [String: Shelf] = [:]
 
     init(context: OpaquePointer, filter: OpaquePointer? = nil) {
         self.context = context
         self.filter = filter
     }
 
-    /// A view for `options`: an idle one when there is one, else a new one.
-    func checkout(_ options: MeasureOptions, fresh: Bool = false) -> PageView {
-        measuring += 1
+    /// A view for a page of `options` whose content filter is `boundary`: a ready view that
+    /// carries it, else one about to be ready with it, else any ready view (the caller adopts
+    /// the filter), else one of those being made ready, when the key has its spares already;
+    /// else a new view. `fresh`: always a new view.
+    func checkout(_ options: MeasureOptions, boundary: OpaquePointer?, fresh: Bool = false) async -> PageView {
         let key = Self.key(options)
-        if !fresh, var views = idle[key], let view = views.popLast() {
-            idle[key] = views
-            return view
+        measuring += 1
+        shelves[key, default: Shelf()].measuring += 1
+        while !fresh, let shelf = shelves[key] {
+            if let index = shelf.idle.lastIndex(where: { $0.boundary == boundary })
+                ?? (shelf.readying.contains(boundary) ? nil : shelf.idle.indices.last) {
+                return shelves[key]!.idle.remove(at: index)
+            }
+            guard shelf.readying.contains(boundary) || (!shelf.readying.isEmpty && shelf.live >= shelf.measuring + Self.spares)
+            else { break }
+            await withCheckedContinuation { shelves[key]!.waiters.append($0) }
         }
-        return PageView(context: context, filter: filter, options: options)
+        return makeView(options, key: key)
     }
 
-    /// Returns a view after a page. A view that can be reused is kept for the next page once
-    /// it is blank again (`PageView.blank`) and has forgotten what the page stored (its
-    /// cookies, storage and databases: a page must measure the same whichever pages came before
-    /// it in the view), else closed; returns when the view is back or gone (a few ms), so that
-    /// the next page gets it back rather than a new web process.
-    func checkin(_ view: PageView, options: MeasureOptions) async {
+    /// Announces a page of `options` that will be measured soon (a batch's next entry): a view
+    /// is made ready for it, carrying its content filter, while the pages before it are measured.
+    func prepare(_ boundary: OpaquePointer, options: MeasureOptions) {
+        let key = Self.key(options)
+        guard var shelf = shelves[key], !shelf.carries(boundary), !shelf.expected.contains(boundary) else { return }
+        shelf.expected.append(boundary)
+        if shelf.expected.count > 16 { shelf.expected.removeFirst() }
+        shelves[key] = shelf
+        if let view = shelves[key]!.idle.popLast() {
+            ready(view, key: key, options: options, forget: false)
+        } else if shelf.live < shelf.measuring + Self.spares {
+            ready(makeView(options, key: key), key: key, options: options, forget: false)
+        } // else a view that comes back takes it on
+    }
+
+    /// Returns a view after a page, at once. A view that can be reused is made ready for the
+    /// next page in the background (`ready`), else closed.
+    func checkin(_ view: PageView, options: MeasureOptions) {
+        let key = Self.key(options)
         let alone = measuring == 1
         measuring -= 1
+        shelves[key]?.measuring -= 1
         IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
         view.uses += 1
-        let key = Self.key(options)
-        guard view.reusable, (idle[key]?.count ?? 0) < maxIdle else { return view.close() }
+        guard view.reusable, (shelves[key]?.idle.count ?? 0) < maxIdle else { return close(view, key: key) }
         if view.uses >= Self.maxUses || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
         }
-        guard await view.blank(height: Double(options.height)),
-              await firstOf(within: 1, fallback: false, { await view.forgetWebsiteData() }),
-              (idle[key]?.count ?? 0) < maxIdle else { return view.close() }
-        idle[key, default: []].append(view)
+        ready(view, key: key, options: options, forget: true)
+    }
+
+    /// Makes `view` ready for a next page: it takes on the filter of an announced page, shows a
+    /// blank page (`PageView.blank`) and, after a page, forgets what that page stored (its
+    /// cookies, storage and databases: a page must measure the same whichever pages came
+    /// before it in the view). Then it is idle; closed if any of that failed.
+    private func ready(_ view: PageView, key: String, options: MeasureOptions, forget: Bool) {
+        Task { @GLibActor in
+            var forget = forget
+            repeat {
+                if let next = takeExpected(key) { _ = view.adopt(next) }
+                shelves[key]!.readying.append(view.boundary)
+                var clean = await view.blank(height: Double(options.height))
+                if clean, forget { clean = await firstOf(within: 1, fallback: false, { await view.forgetWebsiteData() }) }
+                shelves[key]!.readying.remove(at: shelves[key]!.readying.firstIndex(of: view.boundary)!)
+                guard clean, shelves[key]!.idle.count < maxIdle else { return close(view, key: key) }
+                forget = false
+            } while shelves[key]!.expected.contains { $0 != view.boundary && !shelves[key]!.carries($0) } // announced meanwhile
+            shelves[key]!.idle.append(view)
+            wake(key)
+        }
+    }
+
+    /// The oldest announced filter that no view carries or is being made ready with.
+    private func takeExpected(_ key: String) -> OpaquePointer? {
+        while let next = shelves[key]?.expected.first {
+            shelves[key]!.expected.removeFirst()
+            if !shelves[key]!.carries(next) { return next }
+        }
+        return nil
+    }
+
+    private func makeView(_ options: MeasureOptions, key: String) -> PageView {
+        shelves[key, default: Shelf()].live += 1
+        return PageView(context: context, filter: filter, options: options)
+    }
+
+    private func close(_ view: PageView, key: String) {
+        view.close()
+        shelves[key]?.live -= 1
+        wake(key)
+    }
+
+    /// Lets the pages waiting for a view of `key` look again.
+    private func wake(_ key: String) {
+        let waiters = shelves[key]?.waiters ?? []
+        shelves[key]?.waiters = []
+        waiters.forEach { $0.resume() }
     }
 
     /// The private memory of the view's web process. When its pid is not known (the load that

@@ -13,20 +13,23 @@ enum VirtualDisplay {
     nonisolated(unsafe) private static var xvfbPID: pid_t = 0
 
     /// Makes sure `DISPLAY` names a usable display; starts Xvfb when it is unset or empty.
-    /// Call on the GLib thread.
-    static func ensure() throws {
-        if let display = ProcessInfo.processInfo.environment["DISPLAY"], !display.isEmpty { return }
-        let arguments = ["Xvfb", "-displayfd", "1", "-screen", "0", "1280x1024x24", "-extension", "GLX",
-                         "-nolisten", "tcp", "-noreset"]
-        guard let (pid, number) = TiedChild.start(arguments, timeout: 10) else {
-            throw EngineError.displayFailed("Xvfb did not start (is it installed? apt-get install xvfb)")
+    /// Returns at once; the returned function waits for Xvfb to say which display it took (so
+    /// the caller sets up other things meanwhile). Call both on the GLib thread.
+    static func begin() -> () throws -> Void {
+        if let display = ProcessInfo.processInfo.environment["DISPLAY"], !display.isEmpty { return {} }
+        let child = TiedChild.spawn(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x1024x24", "-extension", "GLX",
+                                     "-nolisten", "tcp", "-noreset"])
+        return {
+            guard let child, let number = child.firstLine(timeout: 10) else {
+                throw EngineError.displayFailed("Xvfb did not start (is it installed? apt-get install xvfb)")
+            }
+            xvfbPID = child.pid
+            guard Int(number) != nil else {
+                stop()
+                throw EngineError.displayFailed("Xvfb did not report a display number (it said '\(number)')")
+            }
+            setenv("DISPLAY", ":\(number)", 1)
         }
-        xvfbPID = pid
-        guard Int(number) != nil else {
-            stop()
-            throw EngineError.displayFailed("Xvfb did not report a display number (it said '\(number)')")
-        }
-        setenv("DISPLAY", ":\(number)", 1)
     }
 
     /// Stops our Xvfb, if we started one, and waits for it. Safe to call more than once.
@@ -50,22 +53,22 @@ enum VirtualDisplay {
 /// `dbus-daemon`, an address that fails at once (no autolaunch).
 enum SessionBus {
     /// Starts the bus with its configuration and socket in `directory` (our private directory).
-    /// Call on the GLib thread, before GTK starts.
-    static func ensure(in directory: String) {
-        if let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return }
+    /// Returns at once; the returned function waits for the bus's address. Call both on the GLib
+    /// thread, before GTK starts.
+    static func begin(in directory: String) -> () -> Void {
+        if let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return {} }
         let unreachable = "unix:path=/nonexistent/pageheight-no-session-bus"
         // Our own configuration: no service directories, so nothing is ever activated on it
         // (the stock session config would start xdg-desktop-portal for a page that asks).
         let config = directory + "/session-bus.conf"
-        guard writeNew(config, busConfiguration(socketDirectory: directory)) else {
-            setenv("DBUS_SESSION_BUS_ADDRESS", unreachable, 1)
-            return
-        }
-        let arguments = ["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]
-        if let (_, address) = TiedChild.start(arguments, timeout: 5), address.hasPrefix("unix:") {
-            setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
-        } else {
-            setenv("DBUS_SESSION_BUS_ADDRESS", unreachable, 1)
+        let child = writeNew(config, busConfiguration(socketDirectory: directory))
+            ? TiedChild.spawn(["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]) : nil
+        return {
+            if let address = child?.firstLine(timeout: 5), address.hasPrefix("unix:") {
+                setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+            } else {
+                setenv("DBUS_SESSION_BUS_ADDRESS", unreachable, 1)
+            }
         }
     }
 
@@ -100,10 +103,14 @@ private func busConfiguration(socketDirectory: String) -> String {
 
 /// A helper process tied to the GLib thread (`PR_SET_PDEATHSIG`), whose first line of output
 /// says where to find it.
-enum TiedChild {
-    /// Starts `arguments` with stdout on a pipe and stderr on /dev/null; returns its pid and
-    /// the first line it printed, or nil when it could not start or said nothing in time.
-    static func start(_ arguments: [String], timeout: Double) -> (pid_t, String)? {
+struct TiedChild {
+    let pid: pid_t
+    /// The read end of its stdout.
+    private let output: Int32
+
+    /// Starts `arguments` with stdout on a pipe and stderr on /dev/null; nil when it could not
+    /// start.
+    static func spawn(_ arguments: [String]) -> TiedChild? {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return nil }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -114,15 +121,24 @@ enum TiedChild {
         argv.forEach { free($0) }
         close(fds[1])
         close(devNull)
-        defer { close(fds[0]) }
-        guard pid > 0 else { return nil }
-        guard let line = readLine(from: fds[0], timeout: timeout), !line.isEmpty else {
+        guard pid > 0 else {
+            close(fds[0])
+            return nil
+        }
+        return TiedChild(pid: pid, output: fds[0])
+    }
+
+    /// The first line the child printed (call once); nil, and the child stopped, when it said
+    /// nothing within `timeout` seconds.
+    func firstLine(timeout: Double) -> String? {
+        defer { close(output) }
+        guard let line = Self.readLine(from: output, timeout: timeout), !line.isEmpty else {
             kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
             return nil
         }
-        return (pid, line)
+        return line
     }
 
     private static func readLine(from fd: Int32, timeout: Double) -> String? {

@@ -8,6 +8,11 @@ enum WebProcesses {
         descendants().filter { $0.name.hasPrefix("WebKitWebProces") }.map(\.pid)
     }
 
+    /// The web processes this process started itself (not those of a child's).
+    static func children() -> [Int32] {
+        ofThisProcess().filter { stat("/proc/\($0)/stat")?.fields.dropFirst().first == "\(getpid())" }
+    }
+
     /// Every live descendant of `root` (this process by default), with its name (`comm`, at most
     /// 15 bytes).
     static func descendants(of root: Int32 = getpid()) -> [(pid: Int32, name: Substring)] {
