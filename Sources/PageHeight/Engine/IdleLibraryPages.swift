@@ -6,8 +6,8 @@ import Foundation
 ///
 /// This process, WebKit's network process and our Xvfb (every process of ours but the web
 /// processes) start by running code that they never run again (static constructors, GTK's and
-/// WebKit's set-up, option parsing), and each fault maps 64 KB around it: in a quick-rule batch
-/// this process held 10-12 MB of its own executable's code, of which it then runs about 1 MB.
+/// WebKit's set-up, option parsing), and each fault maps 64 KB around it: a batch keeps many
+/// times more of its own executable's code resident than it still runs.
 /// After each page, at most once a second, the clean file pages (`r-xp`, `r--p`) that only one
 /// of those processes maps are paged out (`process_madvise(MADV_PAGEOUT)`); what a process still runs comes back at its next touch, read
 /// from the page cache, where `PageOut` has put it back. The kernel leaves
@@ -16,11 +16,9 @@ import Foundation
 /// much of WebKit's code again, and paging theirs out between pages cost the quick rule a third
 /// of its pages/s.
 ///
-/// Measured on the 185 corpus pages, builds alternating, medians of three runs: the quick rule's
-/// tree peaked at 234 MB against 251 at one job and 301 against 315 at two, at the same pages/s
-/// (4.72 against 4.70 at one job); in default mode, on the 91 `aeb/` pages at one job, 268 MB
-/// against 275 (two runs, this process and the network process only). Without CAP_SYS_NICE, or
-/// on a kernel before 5.10, the first refusal turns this off and nothing else changes.
+/// It lowers a batch's peak memory at the same pages/s (BENCHMARKS.md's decisions). Without
+/// CAP_SYS_NICE, or on a kernel before 5.10, the first refusal turns this off and nothing else
+/// changes.
 ///
 /// Thread-safe: the work runs on a utility queue of its own, off the GLib thread.
 enum IdleLibraryPages {

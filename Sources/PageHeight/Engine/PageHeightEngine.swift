@@ -49,15 +49,15 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("GSETTINGS_BACKEND", "memory", 1)
         // GDK paints the off-screen windows into image surfaces in this process, not into X
         // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
-        // Xvfb (tree peak on 33 corpus pages, one job: 469 MB -> 393 MB).
+        // Xvfb.
         setenv("GDK_RENDERING", "image", 0)
         // Web processes (started later, with this environment) collect JavaScript garbage after
         // every 8 MB allocated, however large the heap, where JavaScriptCore's own budget is
         // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
         // again without end (`readability/ehow-2`, `Pages/error-loop.html`) otherwise piles up
-        // 60-110 MB between collections: one job's tree peak in default mode, 185 corpus
-        // pages, 333 -> 273 MB. A live heap above it is legal (`Pages/large-heap.html`: 100 MB);
-        // a script that builds a million objects at once runs 0.05-0.2 s longer.
+        // garbage many times its live heap between collections. A live heap above the budget is
+        // legal (`Pages/large-heap.html`); a script that builds a million objects at once runs a
+        // little longer.
         setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
         // GLib and WebKit start a score of threads; one malloc arena each would keep memory
         // that another thread freed out of reach. Two arenas serve this process.
@@ -66,9 +66,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             // This thread hears every page's load events and takes every settle reading. With more
             // jobs than cores it waited behind the web processes for a core, and that wait is
             // pageheight's overhead. Nice -10 puts it first; the processes it starts (web, network,
-            // Xvfb) begin at nice 0. Median overhead, 185 corpus pages, default mode, four jobs,
-            // runs alternating: 4.5 -> 3.1 ms, the same pages per second. Without CAP_SYS_NICE
-            // (not root) the thread keeps its priority.
+            // Xvfb) begin at nice 0. Without CAP_SYS_NICE (not root) the thread keeps its priority.
             _ = ph_prioritize_thread(-10)
             GLibLog.install()
             let directory = try PrivateDirectory.path()
@@ -80,9 +78,8 @@ public final class PageHeightEngine: @unchecked Sendable {
             bus()
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
-            // its LLVM: 26 MB PSS, 8 MB of it private relocations. With that renderer off, an EGL
-            // that finds no driver is tolerated here. One job's tree peak on the corpus (quick
-            // rule): 291 -> 276 MB; cold start on static.html: 0.59 -> 0.54 s. The web processes,
+            // its LLVM, whose relocations no process can give back. With that renderer off, an EGL
+            // that finds no driver is tolerated here, and the start is shorter. The web processes,
             // started later, abort without an EGL display: they get ours, which has no driver.
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
             ph_ui_process_without_egl()

@@ -131,8 +131,8 @@ final class PageView {
         webkit_settings_set_media_playback_requires_user_gesture(settings, 1)
         webkit_settings_set_enable_developer_extras(settings, 0)
         webkit_settings_set_enable_write_console_messages_to_stdout(settings, 0)
-        // No compositing: layout is the same, and a tall view costs a third of the memory
-        // (a 50,000 px article: web process 100 MB instead of 367 MB).
+        // No compositing: layout is the same, and a tall view costs a fraction of the memory
+        // (no layer backing store as tall as the page).
         webkit_settings_set_hardware_acceleration_policy(settings, WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER)
         // With no GL driver in the web processes (`DriverlessEGL`), WebGL is off rather than failing
         // at every request (WebKit's GL layer then writes errors to stderr): `getContext` returns
@@ -299,8 +299,7 @@ final class PageView {
     /// Replaces the view's web process with a new one, which the next load starts: the view
     /// keeps its widgets, settings and scripts, the page's engine memory goes with the old
     /// process. Cheaper than a new view, whose GTK and WebKit UI-side objects are not all freed
-    /// when it is destroyed (about 60 KB a view: a batch's RSS grew by 12.5 KB a page when
-    /// views were replaced every 5 pages, 2.7 KB with every 50).
+    /// when it is destroyed (a batch's memory grew with every view it replaced).
     func renewWebProcess() {
         inbox.renewing = true
         webkit_web_view_terminate_web_process(view)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Idle views kept for the next page, so a batch does not pay a new web process per page.
+/// Views kept for the next page, so a batch does not pay a new web process per page, nor wait
+/// for a view to be cleaned between two pages: that happens in the background (`ready`).
 ///
 /// A view is reused only with the settings it was made with (the key), only while its web
 /// process is alive; after `maxUses` pages its web process is replaced, so memory stays flat.
@@ -10,22 +11,15 @@ final class ViewPool {
     /// The content filter every view of this pool carries (`--offline=block`), if any.
     private let filter: OpaquePointer?
     /// Pages a web process measures before it is replaced. A web process keeps what its pages left
-    /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it):
-    /// on the 185 corpus pages under the quick rule, one job's tree peaked at 343 MB with 50
-    /// pages a process and 316 MB with 10, four jobs' at 535-581 and 454-479 MB. A new web
-    /// process costs about 0.17 s of CPU, mostly the dynamic linker: 10 cost about 18% of the
-    /// quick rule's throughput at four jobs against 50, little in default mode. 5 against 10:
-    /// one job's quick-rule peak 291-295 MB against 299-302 (three runs each), and quick-rule
-    /// throughput at four jobs within the noise (7.73 and 8.68 pages/s against 8.66 and 8.06).
+    /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it), and a
+    /// new one costs a start (mostly the dynamic linker): 5 keeps a job's memory flat at no
+    /// measurable cost in throughput; the runs that chose it are in BENCHMARKS.md's decisions.
     nonisolated static let maxUses = 5
     /// A web process whose private memory reaches this after a page is replaced before its next
-    /// page, however few pages it measured. On the 185 corpus pages in default mode at one job, a
-    /// process held about 38 MB after one page and 45 MB after five, but 145-160 MB after a page
-    /// whose `onerror` sets the image's `src` again without end (`readability/ehow-2`), and it
-    /// kept that through its next pages: the tree peaked at 337 MB with five pages a process,
-    /// 270 MB with this bound as well, in the same wall time (288 s against 286). Judged by each
-    /// view's own web process (`PageView.webProcess`), it holds at more jobs too: default mode's
-    /// peak at two jobs 490 -> 408 MB, at four 586 -> 494 MB, at the same pages/s.
+    /// page, however few pages it measured: a page can leave its process several times larger than
+    /// an ordinary page does (an image `onerror` that sets the same `src` again without end,
+    /// `readability/ehow-2`), and the process keeps that through its next pages. Judged by each
+    /// view's own web process (`PageView.webProcess`), so it holds at any number of jobs.
     nonisolated static let maxPrivateMemory = 64 << 20
     /// Views checked out and not yet back, of every key.
     private var measuring = 0
@@ -164,8 +158,8 @@ final class ViewPool {
     /// The private memory of the view's web process. When its pid is not known (the load that
     /// started it started none or several of ours) or that process is gone, and the view was
     /// the only one measuring, the largest of our web processes': then its own, or an idle
-    /// view's that the bound let through. With other views measuring, the largest renewed views
-    /// for their neighbours' pages (quick rule, four jobs: 5.59/6.00 pages/s against 5.83/6.42).
+    /// view's that the bound let through. With other views measuring, the largest would renew
+    /// views for their neighbours' pages, so then nil.
     /// WebKitGTK 2.50 keeps a view's process across navigations to other sites (no process swap
     /// seen from script or `load_uri`, `http:` to `file:` included).
     private static func privateMemory(of view: PageView, alone: Bool) -> Int? {
