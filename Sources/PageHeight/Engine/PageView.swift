@@ -30,6 +30,9 @@ final class PageView {
         /// Set while the view's web process is being replaced on purpose (`renewWebProcess`):
         /// that termination is not reported.
         var renewing = false
+        /// Set once the view's web process ended other than by `renewWebProcess`: killed,
+        /// crashed, or out of memory, during a page or while the view waited idle.
+        var processDied = false
         /// The target of the last navigation action (the page's own, or one it starts).
         var lastNavigationTarget = ""
 
@@ -98,8 +101,15 @@ final class PageView {
     private(set) var webProcess: Int32?
     /// Whether the next load starts the view's web process.
     private var startsWebProcess = true
-    /// False once its web process died or it was closed: it must not be reused.
-    private(set) var reusable = true
+    /// False once its web process died (during a page, or killed while the view waited in its
+    /// pool) or it was closed: it must not be reused.
+    var reusable: Bool { open && !inbox.processDied }
+    /// Whether the view can take a next page now: reusable, and its web process, when known,
+    /// still running. WebKit reports a killed web process only once the connection to it
+    /// breaks, which may come after the pool would have handed out the view.
+    var usable: Bool { reusable && webProcess.map(WebProcesses.isRunning) != false }
+    /// False once closed or retired.
+    private var open = true
     private var window: UnsafeMutablePointer<GtkWidget>?
     private let view: UnsafeMutablePointer<WebKitWebView>
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
@@ -193,6 +203,7 @@ final class PageView {
                     inbox.renewing = false
                     return
                 }
+                inbox.processDied = true
                 inbox.post(.processTerminated(end))
             }
         }, box(), release)
@@ -257,9 +268,7 @@ final class PageView {
                 switch await inbox.next(until: deadline) {
                 case nil: return false
                 case .load(.finished)?: finished = true
-                case .processTerminated?:
-                    reusable = false
-                    return false
+                case .processTerminated?: return false // and the view is no longer reusable
                 default: continue
                 }
             }
@@ -311,7 +320,7 @@ final class PageView {
 
     /// Marks the view as not to be reused (its web process died).
     func retire() {
-        reusable = false
+        open = false
     }
 
     /// The URI the view is loading or showing.
@@ -363,7 +372,7 @@ final class PageView {
 
     /// Stops loading, disconnects the handlers and destroys the window.
     func close() {
-        reusable = false
+        open = false
         guard let window else { return }
         self.window = nil
         webkit_web_view_stop_loading(view)

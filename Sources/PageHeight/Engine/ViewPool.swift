@@ -64,7 +64,14 @@ final class ViewPool {
         let key = Self.key(options)
         measuring += 1
         shelves[key, default: Shelf()].measuring += 1
-        while !fresh, let shelf = shelves[key] {
+        while !fresh, var shelf = shelves[key] {
+            // A ready view whose web process was killed or crashed while it waited.
+            for dead in shelf.idle.filter({ !$0.usable }) {
+                shelf.idle.removeAll { $0 === dead }
+                shelves[key] = shelf
+                close(dead, key: key)
+                shelf = shelves[key]!
+            }
             if let index = shelf.idle.lastIndex(where: { $0.boundary == boundary })
                 ?? (shelf.readying.contains(boundary) ? nil : shelf.idle.indices.last) {
                 return shelves[key]!.idle.remove(at: index)

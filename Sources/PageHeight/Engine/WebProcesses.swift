@@ -46,6 +46,12 @@ enum WebProcesses {
 }
 
 extension WebProcesses {
+    /// Whether `pid` is still a running web process (not gone, not a zombie, not reused).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let (name, fields) = stat("/proc/\(pid)/stat") else { return false }
+        return name.hasPrefix("WebKitWebProces") && fields.first != "Z" && fields.first != "X"
+    }
+
     /// The private memory (`RssAnon`, bytes) of the largest of this process's web processes, or
     /// nil when none can be read.
     static func largestPrivateMemory() -> Int? {
