@@ -4,7 +4,16 @@ import PackageDescription
 let package = Package(
     name: "pageheight",
     products: [
-        .library(name: "PageHeight", targets: ["PageHeight"]),
+        // Pure: measurement rules, reports, page input, options, fonts (no WebKit, no display).
+        .library(name: "PageHeightCore", targets: ["PageHeightCore"]),
+        // Measures pages in WebKitGTK: `PageHeightEngine`. Re-exports nothing; import the core too.
+        .library(name: "PageHeightWebKit", targets: ["PageHeightWebKit"]),
+        // Lists of pages, measured in parallel with a resumable JSON Lines log.
+        .library(name: "PageHeightBatch", targets: ["PageHeightBatch"]),
+        // Suites, baselines, check and sweep, their JUnit and HTML reports.
+        .library(name: "PageHeightRegression", targets: ["PageHeightRegression"]),
+        // Replays recorded timelines under other schedules, and searches for the best (`tune`).
+        .library(name: "PageHeightTuning", targets: ["PageHeightTuning"]),
         .executable(name: "pageheight", targets: ["pageheight"]),
     ],
     targets: [
@@ -17,38 +26,44 @@ let package = Package(
         // The few C helpers Swift cannot express itself (macros, varargs, _finish unpacking).
         // libX11 for one call: the handler for a display that goes away (`ph_on_display_lost`).
         .target(name: "CPageHeightShim", dependencies: ["CWebKit"], linkerSettings: [.linkedLibrary("X11")]),
+        .target(name: "PageHeightCore", swiftSettings: swift6),
+        // The only Swift module that imports the C modules.
         .target(
-            name: "PageHeight",
-            dependencies: ["CWebKit", "CPageHeightShim"],
+            name: "PageHeightWebKit",
+            dependencies: ["PageHeightCore", "CWebKit", "CPageHeightShim"],
             // The probe's JavaScript, compiled into the binary (no bundle to find at run time).
-            resources: [.embedInCode("Engine/Probe/probe.js"), .embedInCode("Engine/Probe/hooks.js")],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            resources: [.embedInCode("Measuring/Probe/probe.js"), .embedInCode("Measuring/Probe/hooks.js")],
+            swiftSettings: swift6
         ),
+        .target(name: "PageHeightBatch", dependencies: ["PageHeightCore", "PageHeightWebKit"], swiftSettings: swift6),
+        .target(name: "PageHeightRegression", dependencies: ["PageHeightCore", "PageHeightWebKit"], swiftSettings: swift6),
+        .target(name: "PageHeightTuning", dependencies: ["PageHeightCore"], swiftSettings: swift6),
+        // The command line: argument parsing, help, the subcommands.
         .executableTarget(
             name: "pageheight",
-            dependencies: ["PageHeight"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning"],
+            swiftSettings: swift6
         ),
         // Runs the built binary for the CLI and engine tests.
-        .target(
-            name: "PageHeightTestSupport",
-            path: "Tests/TestSupport",
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
+        .target(name: "PageHeightTestSupport", path: "Tests/TestSupport", swiftSettings: swift6),
+        // Needs no display: run with DISPLAY unset by scripts/test.
+        .testTarget(name: "PageHeightCoreTests", dependencies: ["PageHeightCore"], swiftSettings: swift6),
         .testTarget(
             name: "PageHeightTests",
-            dependencies: ["PageHeight"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning", "pageheight"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "PageHeightEngineTests",
-            dependencies: ["PageHeight", "PageHeightTestSupport"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "pageheight", "PageHeightTestSupport"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "PageHeightCLITests",
-            dependencies: ["pageheight", "PageHeightTestSupport"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            dependencies: ["pageheight", "PageHeightCore", "PageHeightTestSupport"],
+            swiftSettings: swift6
         ),
     ]
 )
+
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]

@@ -1,5 +1,7 @@
 import Foundation
-import PageHeight
+import PageHeightBatch
+import PageHeightCore
+import PageHeightRegression
 
 /// `pageheight check [options] [suite.json]` (arguments without the word `check`): measure the
 /// suite, compare with its baseline, write JUnit and the HTML report; or `--update` the baseline.

@@ -1,5 +1,6 @@
 import Foundation
-import PageHeight
+import PageHeightCore
+import PageHeightTuning
 
 /// `pageheight replay [options] <reports>...` (arguments without the word `replay`): what an app
 /// with another schedule and threshold would have shown on recorded pages.

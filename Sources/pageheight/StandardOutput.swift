@@ -1,5 +1,6 @@
 import Foundation
-import PageHeight
+import PageHeightBatch
+import PageHeightWebKit
 
 /// Results on standard output, written with `write(2)` so that a failure is seen at once: a
 /// closed pipe ends the run quietly (exit 141, as a shell pipeline expects), any other failure

@@ -1,5 +1,4 @@
 import Foundation
-import PageHeight
 
 /// A subcommand's parsed arguments, or the exit status when there is nothing to run.
 enum ParsedSubcommand<Arguments> {

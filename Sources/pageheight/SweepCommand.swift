@@ -1,5 +1,7 @@
 import Foundation
-import PageHeight
+import PageHeightBatch
+import PageHeightCore
+import PageHeightRegression
 
 /// `pageheight sweep [options] <page>...` (arguments without the word `sweep`): the height at
 /// every width × font size × zoom, as a table, CSV or JSON.
@@ -37,7 +39,7 @@ func runSweep(_ arguments: [String]) async -> Int32 {
     guard let engine = startEngine(fonts: base.fonts) else { return 70 }
     let defaults = MeasureOptions()
     var jobs: [RegressionRunner.Job] = []
-    for page in parsed.inputs.uniquedPages() {
+    for page in parsed.inputs.uniqued() {
         for width in parsed.widths ?? [defaults.width] {
             for fontSize in parsed.fontSizes ?? [defaults.fontSize] {
                 for zoom in parsed.zooms ?? [defaults.zoom] {
@@ -57,11 +59,4 @@ func runSweep(_ arguments: [String]) async -> Int32 {
     let results = await runner.run(jobs, verbose: verbose ? stepLog : nil)
     print(SweepTable(results.map { SweepTable.Row($0.testCase, $0.outcome) }).render(parsed.format))
     return results.allSatisfy { $0.outcome.status == .ok } ? 0 : 1
-}
-
-private extension Array where Element == String {
-    func uniquedPages() -> [String] {
-        var seen = Set<String>()
-        return filter { seen.insert($0).inserted }
-    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import PageHeight
+import PageHeightTuning
 
 /// `pageheight tune [options] <reports>...` (arguments without the word `tune`): the schedules
 /// and thresholds that serve recorded pages best.

@@ -1,5 +1,8 @@
 import Foundation
-import PageHeight
+import PageHeightBatch
+import PageHeightCore
+import PageHeightRegression
+import PageHeightWebKit
 
 /// `pageheight [options] <page>...`: parse, validate, run.
 func run() async -> Int32 {

@@ -56,9 +56,7 @@ struct BatchCommandTests {
         let names = ["static.html", "absolute.html", "margins.html", "offline-image.html"]
         try names.map { "\(pages.path)/\($0)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let run = try PageHeightBinary.start(["batch", "--offline=block", "--jobs", "4", "--no-progress", "--out", out, list])
-        let deadline = Date().addingTimeInterval(60)
-        while run.isRunning && Date() < deadline { usleep(100_000) }
-        let finished = !run.isRunning
+        let finished = PageHeightBinary.exit(of: run, by: Date().addingTimeInterval(60)) != nil
         if !finished { run.terminate() }
         #expect(finished, "the batch hung")
         let statuses = try reports(out).map { $0["status"] as? String }
@@ -77,8 +75,7 @@ struct BatchCommandTests {
             try FileManager.default.createDirectory(atPath: directory + "/storage", withIntermediateDirectories: true)
         }
         let run = try PageHeightBinary.start(["\(pages.path)/static.html"])
-        run.waitUntilExit()
-        #expect(run.terminationStatus == 0)
+        #expect(PageHeightBinary.waitForExit(run) == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: temporary)
         #expect(!names.contains { $0.hasPrefix("pageheight-\(run.processIdentifier)-") }, "the run's directory is still there")
         for directory in left {
@@ -106,7 +103,7 @@ struct BatchCommandTests {
         }
         let children = cli.descendants(of: first.processIdentifier)
         kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        _ = PageHeightBinary.waitForExit(first)
         #expect(written >= 4 && written < 16, "killed after \(written) pages")
         #expect(cli.waitUntilGone(children), "left behind: \(children.filter(cli.isAlive))")
         // What a kill in the middle of a write leaves: a cut-off last line.
@@ -136,8 +133,7 @@ struct BatchCommandTests {
         }
         #expect(!webProcesses.isEmpty)
         webProcesses.forEach { kill($0, SIGKILL) }
-        batch.waitUntilExit()
-        #expect(batch.terminationStatus == 1)
+        #expect(PageHeightBinary.waitForExit(batch) == 1)
         let byIndex = Dictionary(uniqueKeysWithValues: try reports(out).map { ($0["index"] as! Int, $0) })
         #expect(byIndex[0]?["status"] as? String == "crashed")
         #expect((byIndex[0]?["message"] as? String)?.hasPrefix("the web process") == true)

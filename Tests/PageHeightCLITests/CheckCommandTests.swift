@@ -33,8 +33,8 @@ struct CheckCommandTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "chromium \(arguments) exited \(process.terminationStatus)")
+        let status = PageHeightBinary.waitForExit(process)
+        #expect(status == 0, "chromium \(arguments) exited \(status)")
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -45,8 +45,7 @@ struct ProgressCommandTests {
         while lines(out).filter({ !$0.isEmpty }).count < 3, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         #expect(process.isRunning, "the batch ended before the signal")
         process.interrupt()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        #expect(PageHeightBinary.waitForExit(process) == 130)
         let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
         #expect(stderr.contains("\ninterrupted: "), "\(stderr)")
         #expect(stderr.contains(" pages (") && stderr.contains("slowest running: \(pages.path)/grow-6.5.html ("), "\(stderr)")
@@ -72,9 +71,9 @@ struct ProgressCommandTests {
         try [pages.path + "/no-such-page.html", pages.path + "/grow-6.5.html", pages.path + "/grow-6.5.html",
              pages.path + "/grow-6.5.html"].joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let process = try start(["batch", "--offline", "--clock", "real", "--jobs", "1", "--progress", list], stderrFile: err)
-        process.waitUntilExit()
+        let status = PageHeightBinary.waitForExit(process)
         let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 1)
+        #expect(status == 1)
         let progress = stderr.split(separator: "\n").filter { $0.hasPrefix("progress: ") }
         #expect(!progress.isEmpty && progress[0].contains("/4 pages (") && progress[0].contains("slowest running: "), "\(stderr)")
         #expect(stderr.contains("4 of 4 pages: ok 3, load-error 1"))

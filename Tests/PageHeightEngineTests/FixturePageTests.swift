@@ -1,5 +1,8 @@
 import Foundation
-@testable import PageHeight
+@testable import PageHeightBatch
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 import Testing
 
 /// The real engine over every fixture page in Pages/: each case the page declares must come

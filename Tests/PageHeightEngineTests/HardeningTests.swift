@@ -5,7 +5,9 @@
 
 import Foundation
 import PageHeightTestSupport
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 import Testing
 
 @Suite(.serialized)

@@ -26,7 +26,9 @@
 
 import Foundation
 import PageHeightTestSupport
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 import Testing
 
 struct HostileCase: Decodable, Sendable, Hashable, CustomTestStringConvertible {

@@ -3,7 +3,9 @@
 // in the page's own world.
 
 import Foundation
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 
 /// A page in a view of its own, isolated to the engine's GLib thread like the view.
 @GLibActor

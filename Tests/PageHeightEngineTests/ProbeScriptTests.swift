@@ -1,8 +1,10 @@
-// ProbeScriptTests.swift - the probe's JavaScript (Sources/PageHeight/Engine/Probe/*.js, compiled
+// ProbeScriptTests.swift - the probe's JavaScript (Sources/PageHeightWebKit/Measuring/Probe/*.js, compiled
 // into the binary) run against fixture pages in the real engine, without a measurement around it.
 
 import Foundation
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 import Testing
 
 @Suite(.serialized)

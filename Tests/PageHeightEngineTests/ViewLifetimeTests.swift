@@ -1,5 +1,6 @@
 import Foundation
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightWebKit
 import Testing
 
 /// A view the engine gives up on is freed: nothing of the measuring flow (signal handlers, waits,

@@ -3,7 +3,9 @@
 // a driver would.
 
 import Foundation
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 import Testing
 
 @Suite(.serialized)

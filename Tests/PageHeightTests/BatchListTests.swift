@@ -1,5 +1,6 @@
 import Foundation
-@testable import PageHeight
+@testable import PageHeightBatch
+@testable import PageHeightCore
 import Testing
 
 @Suite struct PageListTests {

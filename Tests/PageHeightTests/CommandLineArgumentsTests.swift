@@ -1,5 +1,8 @@
 import Foundation
-@testable import PageHeight
+@testable import PageHeightBatch
+@testable import PageHeightCore
+@testable import PageHeightWebKit
+@testable import pageheight
 import Testing
 
 @Suite struct CommandLineArgumentsTests {

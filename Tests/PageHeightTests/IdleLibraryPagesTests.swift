@@ -1,4 +1,4 @@
-@testable import PageHeight
+@testable import PageHeightWebKit
 import Testing
 
 @Suite struct IdleLibraryPagesTests {

@@ -1,5 +1,7 @@
 import Foundation
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightRegression
+@testable import pageheight
 import Testing
 
 /// The table of measuring options against what it drives: the README, the suite file, help and

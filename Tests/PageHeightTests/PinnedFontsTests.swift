@@ -1,5 +1,7 @@
 import Foundation
-@testable import PageHeight
+@testable import PageHeightBatch
+@testable import PageHeightCore
+@testable import pageheight
 import Testing
 
 /// The pure parts of pinned fonts: dpkg's status file, the generated fonts.conf, the options.

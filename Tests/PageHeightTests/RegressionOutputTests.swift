@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightRegression
+@testable import pageheight
 
 /// JUnit, the HTML report, the sweep table, the reader template and `check`/`sweep`
 /// arguments: pure.

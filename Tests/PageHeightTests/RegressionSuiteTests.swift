@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import PageHeight
+@testable import PageHeightCore
+@testable import PageHeightRegression
 
 /// Suite files, baselines, comparison and update: pure, on temporary files.
 struct RegressionSuiteTests {

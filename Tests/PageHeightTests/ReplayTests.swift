@@ -1,5 +1,6 @@
 import Foundation
-import PageHeight
+import PageHeightCore
+import PageHeightTuning
 import Testing
 
 /// Hand-made recordings, written as a report and read back as `replay` reads them.

@@ -1,4 +1,5 @@
-import PageHeight
+import PageHeightTuning
+@testable import pageheight
 import Testing
 
 @Suite struct TuneArgumentsTests {

@@ -1,5 +1,7 @@
 import Foundation
-import PageHeight
+import PageHeightCore
+import PageHeightTuning
+@testable import pageheight
 import Testing
 
 @Suite struct TuneTests {

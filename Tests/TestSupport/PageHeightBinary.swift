@@ -84,18 +84,62 @@ public enum PageHeightBinary {
             let pid = process.processIdentifier
             Thread.detachNewThread { during(pid) }
         }
-        let deadline = Date().addingTimeInterval(seconds ?? defaultTimeLimit)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        let timedOut = process.isRunning
-        if timedOut { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        let run = Run(status: process.terminationStatus,
-                      signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil,
-                      timedOut: timedOut,
+        var end = exit(of: process, by: Date().addingTimeInterval(seconds ?? defaultTimeLimit))
+        let timedOut = end == nil
+        if timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            end = exit(of: process, by: .distantFuture)
+        }
+        let run = Run(status: end!.status, signal: end!.signal, timedOut: timedOut,
                       stdout: (try? String(contentsOf: outPath, encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOf: errPath, encoding: .utf8)) ?? "")
         if timedOut && seconds == nil { throw TimeLimitExceeded(arguments: arguments, stderr: run.stderr) }
         return run
+    }
+
+    /// How a process ended: its exit status, or the number of the signal that ended it.
+    public struct Exit: Sendable, Equatable {
+        public var status: Int32
+        public var signal: Int32?
+    }
+
+    /// Waits for `process` (started by `start`) to end; nil if `deadline` passes first.
+    ///
+    /// Foundation hears of a child's end through SIGCHLD. In a test process that also runs the
+    /// engine, GLib's child watch installs its own SIGCHLD handler, and a signal that reaches
+    /// it never reaches Foundation: `waitUntilExit` then waits forever on a child that is long a
+    /// zombie. So a child that stays a zombie for half a second is reaped here.
+    public static func exit(of process: Process, by deadline: Date) -> Exit? {
+        let pid = process.processIdentifier
+        var zombieSince: Date?
+        while Date() < deadline {
+            if !process.isRunning {
+                let signalled = process.terminationReason == .uncaughtSignal
+                return Exit(status: process.terminationStatus, signal: signalled ? process.terminationStatus : nil)
+            }
+            if isZombie(pid) {
+                let since = zombieSince ?? Date()
+                zombieSince = since
+                var status: Int32 = 0
+                if Date().timeIntervalSince(since) > 0.5, waitpid(pid, &status, WNOHANG) == pid {
+                    let signal = status & 0x7f
+                    return signal == 0 ? Exit(status: (status >> 8) & 0xff, signal: nil) : Exit(status: signal, signal: signal)
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return nil
+    }
+
+    /// Waits for `process` to end, however long it takes; its exit status (or signal number).
+    public static func waitForExit(_ process: Process) -> Int32 {
+        exit(of: process, by: .distantFuture)!.status
+    }
+
+    private static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
     }
 
     /// Starts the binary on `arguments` and returns at once; output goes nowhere unless given.

@@ -7,7 +7,7 @@
 # CJK face it falls back to whatever font a machine happens to have, or to empty boxes);
 # installing the same packages everywhere makes CI and a fresh machine alike. They are also the
 # only fonts pageheight renders with by default (--fonts pinned): the list is repeated in
-# Sources/PageHeight/Fonts/PinnedFonts.swift, and a unit test keeps the two equal.
+# Sources/PageHeightCore/Fonts/PinnedFonts.swift, and a unit test keeps the two equal.
 set -euo pipefail
 
 # chromium: the check report's test opens the HTML report in headless Chromium. libglvnd-core-dev:

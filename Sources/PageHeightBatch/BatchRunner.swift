@@ -1,0 +1,151 @@
+import Foundation
+import PageHeightCore
+import PageHeightWebKit
+
+/// Measures a list of pages with `jobs` views at once in one engine, writing each report as
+/// soon as its page finishes.
+///
+/// One slow, hung or crashing page holds back only its own job: every page has its own
+/// timeout, and a page whose web process dies is `crashed` (tried again `retries` times in a
+/// fresh view) while the other jobs go on.
+public final class BatchRunner: @unchecked Sendable {
+    public let engine: PageHeightEngine
+    public let options: MeasureOptions
+    public let jobs: Int
+    public let retries: Int
+    /// The reader template every entry (an article fragment) goes into (`--template`).
+    public let template: ReaderTemplate?
+    private let log: ResultLog
+    private let progress: RunProgress?
+    private let steps: (@Sendable (Int, String) -> Void)?
+    private let writeFailed: @Sendable (OutputError, BatchSummary) -> Never
+
+    /// - Parameters:
+    ///   - steps: each page's timestamped steps (`--verbose`), with its index in the list.
+    ///   - writeFailed: called, once, when a result cannot be written, with the summary of the
+    ///     results written before it; it must end the process (the pages in flight are lost, and
+    ///     the output says which are done).
+    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, template: ReaderTemplate? = nil, log: ResultLog,
+                progress: RunProgress?, steps: (@Sendable (Int, String) -> Void)? = nil,
+                writeFailed: @escaping @Sendable (OutputError, BatchSummary) -> Never) {
+        self.engine = engine
+        self.options = options
+        self.jobs = max(1, jobs)
+        self.retries = max(0, retries)
+        self.template = template
+        self.log = log
+        self.progress = progress
+        self.steps = steps
+        self.writeFailed = writeFailed
+    }
+
+    /// A default for `--jobs`: two per core (a page spends most of its time waiting: the quiet
+    /// window, the network), at most one per 400 MB of physical memory, at least one.
+    public static var defaultJobs: Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let memoryJobs = Int(ProcessInfo.processInfo.physicalMemory / (400 << 20))
+        return max(1, min(cores * 2, memoryJobs))
+    }
+
+    /// Measures `entries` (skipping none: pass only what is left to do); returns the summary.
+    public func run(_ entries: [PageList.Entry]) async -> BatchSummary {
+        let summary = SummaryCollector(total: entries.count)
+        let started = Date()
+        await MeasuringJobs.run(entries, jobs: jobs) { [self] entry, upcoming in
+            progress?.started(entry.index, name: entry.page)
+            let report = await measure(entry, upcoming: upcoming)
+            do throws(OutputError) {
+                try log.write(ReportEncoding.jsonLine(report))
+            } catch {
+                writeFailed(error, await summary.result(wall: Date().timeIntervalSince(started)))
+            }
+            await summary.add(report, name: entry.page)
+            progress?.finished(entry.index, name: entry.page, status: report.status)
+        }
+        progress?.finish()
+        return await summary.result(wall: Date().timeIntervalSince(started))
+    }
+
+    private func measure(_ entry: PageList.Entry, upcoming: PageList.Entry?) async -> PageReport {
+        var report: PageReport
+        do {
+            var source = try PageSource.parse(entry.page, standardInput: { nil })
+            if let template {
+                guard case .file(let path) = source else { throw PageSourceFailure("a template takes a file, not a URL: \(entry.page)") }
+                source = try template.page(forFragmentAt: path)
+            }
+            let steps = self.steps, index = entry.index
+            let log: @Sendable (String) -> Void = { line in steps?(index, line) }
+            // The next entry's view is made ready meanwhile. Template pages share the template's
+            // folder, and so one content filter: nothing to announce.
+            let next = template == nil ? upcoming.flatMap { try? PageSource.parse($0.page, standardInput: { nil }) } : nil
+            report = await engine.measure(source, options: options, upcoming: next, log: log)
+            var attempt = 0
+            while report.status == .crashed, attempt < retries {
+                attempt += 1
+                report = await engine.measure(source, options: options, log: log)
+                report.message = (report.message.map { $0 + "; " } ?? "") + "attempt \(attempt + 1) of \(retries + 1)"
+            }
+        } catch {
+            report = ReportBuilder.inputError(url: entry.page, message: "\(error)", options: options)
+        }
+        report.index = entry.index
+        return report
+    }
+}
+
+/// What a batch did: counts per status and seconds per page.
+public struct BatchSummary: Sendable, Equatable {
+    public var total: Int
+    public var counts: [PageStatus: Int]
+    /// Seconds per page (each page's `timings.total`), sorted.
+    public var seconds: [Double]
+    public var wall: Double
+    /// The first pages not ok, as `name (status)`.
+    public var notOKNames: [String] = []
+
+    public var done: Int { counts.values.reduce(0, +) }
+    public var notOK: Int { done - (counts[.ok] ?? 0) }
+
+    public func percentile(_ p: Double) -> Double? {
+        guard !seconds.isEmpty else { return nil }
+        let rank = Int((p / 100 * Double(seconds.count - 1)).rounded())
+        return seconds[min(max(rank, 0), seconds.count - 1)]
+    }
+
+    /// The summary lines printed on stderr at the end.
+    public var text: String {
+        let statuses = PageStatus.allCases.compactMap { status in counts[status].map { "\(status.rawValue) \($0)" } }
+        let rate = wall > 0 ? Double(done) / wall : 0
+        var lines = ["\(done) of \(total) pages: " + (statuses.isEmpty ? "none" : statuses.joined(separator: ", "))]
+        if let p50 = percentile(50), let p95 = percentile(95) {
+            lines.append(String(format: "seconds per page: p50 %.2f, p95 %.2f; wall %.1f s, %.2f pages/s", p50, p95, wall, rate))
+        }
+        if notOK > 0 {
+            let more = notOK > notOKNames.count ? ["and \(notOK - notOKNames.count) more"] : []
+            lines.append("not ok: " + (notOKNames + more).joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+private actor SummaryCollector {
+    private var summary: BatchSummary
+    init(total: Int) { summary = BatchSummary(total: total, counts: [:], seconds: [], wall: 0) }
+
+    func add(_ report: PageReport, name: String) {
+        summary.counts[report.status, default: 0] += 1
+        if report.status != .ok, summary.notOKNames.count < RunProgress.namedNotOK {
+            summary.notOKNames.append("\(name) (\(report.status.rawValue))")
+        }
+        let t = report.timings.total
+        let position = summary.seconds.firstIndex(where: { $0 > t }) ?? summary.seconds.count
+        summary.seconds.insert(t, at: position)
+    }
+
+    func result(wall: Double) -> BatchSummary {
+        summary.wall = wall
+        return summary
+    }
+}
+

@@ -1,0 +1,127 @@
+import Foundation
+import PageHeightCore
+
+/// The pages of a batch: a list file (one URL or path a line; blank lines and `#` comments
+/// ignored), standard input (`-`), or a directory (every `.html` under it, sorted).
+/// Relative paths in a list file are relative to the list file's directory.
+public struct PageList: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        /// The entry's 0-based position in the whole list (before sharding).
+        public var index: Int
+        /// The entry as written (a URL or a path, resolved against the list's directory).
+        public var page: String
+
+        public init(index: Int, page: String) {
+            self.index = index
+            self.page = page
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// Parses the text of a list file: lines end in LF, CR LF or CR alone; a UTF-8 byte order
+    /// mark at the start is not part of the first entry.
+    public init(text: String, baseDirectory: String) {
+        var pages: [String] = []
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        for rawLine in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            pages.append(Self.resolve(line, against: baseDirectory))
+        }
+        entries = pages.enumerated().map { Entry(index: $0.offset, page: $0.element) }
+    }
+
+    /// Reads a list argument: `-` (stdin), a directory, or a list file.
+    public static func read(_ argument: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
+                            standardInput: () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> PageList {
+        if argument == "-" {
+            let text = String(decoding: standardInput() ?? Data(), as: UTF8.self)
+            return try nonEmpty(PageList(text: text, baseDirectory: currentDirectory), argument)
+        }
+        let path = argument.hasPrefix("/") ? argument
+            : URL(fileURLWithPath: currentDirectory).appendingPathComponent(argument).path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError.missingFile(path)
+        }
+        if isDirectory.boolValue {
+            let files = htmlFiles(under: path)
+            guard !files.isEmpty else { throw InputError.noPages(path, directory: true) }
+            return PageList(entries: files.enumerated().map { Entry(index: $0.offset, page: $0.element) })
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw InputError.unreadable(path) }
+        return try nonEmpty(PageList(text: String(decoding: data, as: UTF8.self),
+                                     baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path), path)
+    }
+
+    private static func nonEmpty(_ list: PageList, _ name: String) throws -> PageList {
+        guard !list.entries.isEmpty else { throw InputError.noPages(name, directory: false) }
+        return list
+    }
+
+    /// Every `.html` file under `directory`, recursively, sorted by path (byte order).
+    static func htmlFiles(under directory: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            if relative.lowercased().hasSuffix(".html") {
+                files.append(URL(fileURLWithPath: directory).appendingPathComponent(relative).path)
+            }
+        }
+        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// An entry as a URL or a path made absolute against `base`. Something that looks like a URL
+    /// of a scheme pageheight does not load (`a:b.html`) is a path when a file of that name is
+    /// next to the list, else kept as written (and then refused as an unsupported scheme).
+    private static func resolve(_ entry: String, against base: String) -> String {
+        if entry == "-" || entry.hasPrefix("/") { return entry }
+        let path = URL(fileURLWithPath: base).appendingPathComponent(entry).path
+        if let scheme = PageSource.schemeOf(entry) {
+            if PageSource.loadedSchemes.contains(scheme) || !FileManager.default.fileExists(atPath: path) { return entry }
+        }
+        return path
+    }
+}
+
+/// `--shard K/N`: the slice of a list that machine K of N measures (K from 1).
+///
+/// An entry belongs to the shard picked by a stable hash (FNV-1a) of its text, so every entry
+/// is in exactly one shard, the split needs no coordinator, it does not change from run to run
+/// or machine to machine, and adding entries to the list does not move the others. Each shard
+/// keeps list order and the entries' indexes in the whole list, so outputs concatenate.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public var number: Int
+    public var count: Int
+
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 1, k <= n else { return nil }
+        number = k
+        count = n
+    }
+
+    public var description: String { "\(number)/\(count)" }
+
+    public func contains(_ entry: PageList.Entry) -> Bool {
+        Int(Self.fnv1a(entry.page) % UInt64(count)) == number - 1
+    }
+
+    public func slice(_ list: PageList) -> PageList {
+        PageList(entries: list.entries.filter(contains))
+    }
+
+    static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}

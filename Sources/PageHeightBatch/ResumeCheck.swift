@@ -1,0 +1,67 @@
+import Foundation
+import PageHeightCore
+
+/// Whether an output file may be resumed by this command: every result already in it must have
+/// been measured from the same list entry and with the same measuring options, or the file would
+/// end up mixing two lists or two settings (a width-390 half and a width-1024 half).
+public enum ResumeCheck {
+    /// What one result already in the output says about how it was made.
+    public struct Recorded: Sendable, Equatable {
+        public var index: Int
+        public var url: String
+        /// The result's `options` object, as JSON text.
+        public var options: String
+
+        public init(index: Int, url: String, options: String) {
+            self.index = index
+            self.url = url
+            self.options = options
+        }
+    }
+
+    /// Why `recorded` cannot be resumed with `list` and `options`, naming the first difference;
+    /// nil when it can.
+    public static func mismatch(_ recorded: [Recorded], list: PageList, options: MeasureOptions) -> String? {
+        let current = optionValues(encode(options))
+        // An option a result does not name was written before the option existed, at the value
+        // it had then: its default, but the real clock (the virtual one came later, and became
+        // the default later still).
+        var then = MeasureOptions()
+        then.clock = .real
+        let defaults = optionValues(encode(then))
+        let entries = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { a, _ in a })
+        for record in recorded.sorted(by: { $0.index < $1.index }) {
+            let was = optionValues(record.options).merging(defaults) { recorded, _ in recorded }
+            if let name = current.keys.sorted().first(where: { current[$0] != was[$0] }) {
+                return "its results were measured with \(name) \(was[name] ?? "unset"), this command measures with "
+                    + "\(current[name] ?? "unset") (result \(record.index))"
+            }
+            guard let entry = entries[record.index] else {
+                return "it holds a result for entry \(record.index), which this list does not have"
+            }
+            let url = (try? PageSource.parse(entry, standardInput: { nil }))?.url ?? entry
+            if url != record.url {
+                return "it was written for another list: entry \(record.index) is \(record.url.prefix(120)) there, "
+                    + "\(url.prefix(120)) here"
+            }
+        }
+        return nil
+    }
+
+    private static func encode(_ options: MeasureOptions) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Each top-level option as canonical JSON text, by name.
+    private static func optionValues(_ json: String) -> [String: String] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return [:] }
+        var values: [String: String] = [:]
+        for (name, value) in object {
+            let data = try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys, .fragmentsAllowed])
+            values[name] = data.map { String(String(decoding: $0, as: UTF8.self).dropFirst().dropLast()) } ?? "\(value)"
+        }
+        return values
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// A page to measure: a URL, a local file, or HTML given directly.
+public enum PageSource: Sendable, Equatable {
+    /// An http(s), data: or about: URL.
+    case url(String)
+    /// An absolute path to a local file (loaded as a file:// URI).
+    case file(String)
+    /// HTML text, with the base URL that resolves its relative links, and directories (`file://`
+    /// URLs ending in `/`) it may read besides the base's (a template's fragment's).
+    case html(String, baseURL: String, alsoReadable: [String] = [])
+
+    /// The URL the report names.
+    public var url: String {
+        switch self {
+        case .url(let url): url
+        case .file(let path): URL(fileURLWithPath: path).absoluteString
+        case .html(_, let base, _): base
+        }
+    }
+
+    /// Reads a command-line page argument: `-` for HTML on stdin, a URL, or a file path.
+    public static func parse(_ argument: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
+                             standardInput: () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> PageSource {
+        if argument == "-" {
+            guard let data = standardInput(), !data.isEmpty else { throw InputError.emptyStandardInput }
+            let html = String(decoding: data, as: UTF8.self)
+            let base = URL(fileURLWithPath: currentDirectory, isDirectory: true).absoluteString
+            return .html(html, baseURL: base)
+        }
+        guard !argument.isEmpty else { throw InputError.malformedURL(argument, reason: "the page is an empty string") }
+        if let scheme = schemeOf(argument) {
+            switch scheme {
+            case "http", "https":
+                guard let components = URLComponents(string: argument), let host = components.host, !host.isEmpty,
+                      URL(string: argument) != nil else {
+                    throw InputError.malformedURL(argument, reason: "expected http(s)://host/path")
+                }
+                return .url(argument)
+            case "file":
+                guard let url = URL(string: argument), url.isFileURL, !url.path.isEmpty else {
+                    throw InputError.malformedURL(argument, reason: "expected file:///absolute/path")
+                }
+                return try file(at: url.path)
+            case "data", "about":
+                guard URL(string: argument) != nil else {
+                    throw InputError.malformedURL(argument, reason: "not a valid \(scheme): URL")
+                }
+                return .url(argument)
+            default:
+                // A relative path with a colon in it (`a:b.html`) that names a file is that file.
+                let path = URL(fileURLWithPath: currentDirectory, isDirectory: true).appendingPathComponent(argument).path
+                if FileManager.default.fileExists(atPath: path) { return try file(at: path) }
+                throw InputError.unsupportedScheme(argument, scheme: scheme)
+            }
+        }
+        let path = argument.hasPrefix("/") ? argument
+            : URL(fileURLWithPath: currentDirectory, isDirectory: true).appendingPathComponent(argument).path
+        return try file(at: path)
+    }
+
+    private static func file(at path: String) throws -> PageSource {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError.missingFile(path)
+        }
+        guard !isDirectory.boolValue else { throw InputError.isDirectory(path) }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw InputError.unreadable(path) }
+        return .file(URL(fileURLWithPath: path).standardizedFileURL.path)
+    }
+
+    /// The URL schemes pageheight loads.
+    package static let loadedSchemes: Set<String> = ["http", "https", "file", "data", "about"]
+
+    /// The scheme of `text` when it looks like a URL (`scheme:` with letters first), else nil.
+    /// A Windows-style or relative path such as `pages/a:b.html` is not a URL.
+    package static func schemeOf(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return scheme.lowercased()
+    }
+}
+
+/// Why a page argument cannot be measured; described as "what failed: detail".
+public enum InputError: Error, Equatable, CustomStringConvertible {
+    case missingFile(String)
+    case isDirectory(String)
+    case unreadable(String)
+    case malformedURL(String, reason: String)
+    case unsupportedScheme(String, scheme: String)
+    case emptyStandardInput
+    /// A batch list with no page in it: a directory with no `.html` file under it, or a list
+    /// of only blank lines and comments.
+    case noPages(String, directory: Bool)
+
+    public var description: String {
+        switch self {
+        case .missingFile(let path): "no such file: \(path)"
+        case .isDirectory(let path): "is a directory, not a page: \(path)"
+        case .unreadable(let path): "cannot read file: \(path)"
+        case .malformedURL(let url, let reason): "malformed URL '\(url)': \(reason)"
+        case .unsupportedScheme(let url, let scheme):
+            "unsupported URL scheme '\(scheme):' in '\(url.prefix(80))': use http(s)://, file://, data:, about:, a file path, or - for stdin"
+        case .emptyStandardInput: "no HTML on standard input (the page '-' reads it)"
+        case .noPages(let list, let directory):
+            directory ? "no .html file under the directory \(list)"
+                : "no page in \(list == "-" ? "the list on standard input" : list) (only blank lines and # comments)"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// What a page may load besides itself, as the rules of a WebKit content filter that every
+/// view carries for its page (`PageView.load`), whatever the network mode:
+///
+/// - local files only from the page's own directory and below (for HTML given with a base URL,
+///   a template's or standard input's: the base's directory, and the directories it names as
+///   also readable: a template's fragment's);
+/// - nothing on loopback (`localhost`, `127.0.0.0/8`, `[::1]`) unless the page itself is served
+///   from loopback, nothing on private addresses (`10/8`, `172.16/12`, `192.168/16`,
+///   `169.254/16`, `[fc00::/7]`, `[fe80::/10]`, `0.0.0.0`) or on this machine's own addresses
+///   unless the page is served from one;
+/// - a host the user allows (`--allow-host HOST[:PORT]`) in any case.
+///
+/// Filters match URLs, not addresses: a name that resolves to a private address is not caught.
+/// Content-blocker expressions have no alternation: one rule per pattern. Pure.
+package enum SubresourceBoundary {
+    static let loopback = [#"localhost"#, #"127\.[0-9]+\.[0-9]+\.[0-9]+"#, #"\[::1\]"#]
+    static let privateNetworks = [#"10\.[0-9]+\.[0-9]+\.[0-9]+"#, #"192\.168\.[0-9]+\.[0-9]+"#,
+                                  #"172\.1[6-9]\.[0-9]+\.[0-9]+"#, #"172\.2[0-9]\.[0-9]+\.[0-9]+"#,
+                                  #"172\.3[01]\.[0-9]+\.[0-9]+"#, #"169\.254\.[0-9]+\.[0-9]+"#,
+                                  #"0\.0\.0\.0"#, #"\[f[cd][0-9a-f]*:"#, #"\[fe[89ab][0-9a-f]*:"#]
+
+    /// The filter's rules (content-blocker JSON) for a page loaded from `source`.
+    /// - Parameter localAddresses: this machine's own addresses (IPv6 without brackets).
+    package static func rules(for source: PageSource, allowedHosts: [String], localAddresses: [String] = []) -> String {
+        // Local files: `file:///` and `file://localhost/`. A saved page's `//host/` links become
+        // `file://host/…` from a file page: another machine's file, which never loads here;
+        // they fail as they always did (stopped at once, they made some pages lay out
+        // differently from run to run in `--offline=refuse`).
+        var blocks = [#"^file:///"#, #"^file://localhost/"#]
+        let host = pageHost(source)
+        let local = localAddresses.map { $0.contains(":") ? "[\($0.lowercased())]" : $0 }
+            .filter { !matchesLoopback($0) && !matchesPrivate($0) }
+        if !(host.map(matchesLoopback) ?? false) { blocks += loopback.map(hostPrefix) }
+        if !(host.map { matchesPrivate($0) || local.contains($0) } ?? false) {
+            blocks += privateNetworks.map(hostPrefix)
+            blocks += local.map { hostPrefix(escape($0)) }
+        }
+        var exceptions: [String] = []
+        if let directory = fileDirectory(source) { exceptions.append("^" + escape(directory)) }
+        if case .html(_, _, let alsoReadable) = source {
+            exceptions += alsoReadable.filter { $0.hasPrefix("file:///") && $0.hasSuffix("/") }.map { "^" + escape($0) }
+        }
+        for allowed in allowedHosts {
+            let (name, port) = split(allowed)
+            exceptions.append("^[a-z]+://" + escape(name) + (port.map { ":" + $0 } ?? "(:[0-9]+)?") + "[/?#]")
+            exceptions.append("^[a-z]+://" + escape(name) + (port.map { ":" + $0 } ?? "(:[0-9]+)?") + "$")
+        }
+        let rules = blocks.map { rule($0, "block") } + exceptions.map { rule($0, "ignore-previous-rules") }
+        return "[" + rules.joined(separator: ",") + "]"
+    }
+
+    /// Whether `text` is a host name or address with an optional port, as `--allow-host` takes.
+    static func isHost(_ text: String) -> Bool {
+        let (name, port) = split(text)
+        guard !name.isEmpty, port.map({ UInt16($0) != nil }) ?? true else { return false }
+        if name.hasPrefix("[") { return name.hasSuffix("]") && name.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" } }
+        return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+    }
+
+    private static func hostPrefix(_ host: String) -> String { "^[a-z]+://" + host + "[:/]" }
+
+    private static func rule(_ filter: String, _ action: String) -> String {
+        let json = filter.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return #"{"trigger":{"url-filter":""# + json + #""},"action":{"type":""# + action + #""}}"#
+    }
+
+    /// `host[:port]` and `[v6]:port` into the host and the port.
+    private static func split(_ text: String) -> (String, String?) {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let name = String(text[...close])
+            let rest = text[text.index(after: close)...]
+            return (name, rest.hasPrefix(":") ? String(rest.dropFirst()) : nil)
+        }
+        guard let colon = text.lastIndex(of: ":") else { return (text, nil) }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+
+    /// The directory (as a file URL ending in `/`) a file page may load from.
+    private static func fileDirectory(_ source: PageSource) -> String? {
+        switch source {
+        case .file(let path):
+            return URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true).absoluteString
+        case .html(_, let base, _):
+            guard let url = URL(string: base), url.isFileURL else { return nil }
+            return URL(fileURLWithPath: base.hasSuffix("/") ? url.path : url.deletingLastPathComponent().path,
+                       isDirectory: true).absoluteString
+        case .url(let text):
+            guard let url = URL(string: text), url.isFileURL else { return nil }
+            return url.deletingLastPathComponent().absoluteString
+        }
+    }
+
+    /// The host the page is served from, lower-cased, with brackets for IPv6.
+    private static func pageHost(_ source: PageSource) -> String? {
+        guard case .url(let text) = source, let components = URLComponents(string: text), let host = components.host,
+              ["http", "https", "ws", "wss"].contains(components.scheme?.lowercased() ?? "") else { return nil }
+        let lower = host.lowercased()
+        return lower.contains(":") && !lower.hasPrefix("[") ? "[\(lower)]" : lower
+    }
+
+    private static func matchesLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    private static func matchesPrivate(_ host: String) -> Bool {
+        privateNetworks.contains { host.wholeMatch(of: try! Regex($0)) != nil }
+    }
+
+    /// A literal for a content-blocker expression.
+    private static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+}

@@ -1,0 +1,70 @@
+/// What the page is still doing that may move its height, as the probe last reported it.
+public struct PendingWork: Codable, Sendable, Equatable {
+    /// `document.readyState` is not `complete`.
+    public var document: Bool = false
+    /// Images still loading (lazy images out of view excluded).
+    public var images: Int = 0
+    /// Fonts are loading: `document.fonts.status` says so, or a face does.
+    public var fonts: Bool = false
+    /// fetch and XMLHttpRequest calls in flight.
+    public var requests: Int = 0
+    /// Due times of one-shot timers, seconds since the load started; periodic ones excluded.
+    public var timers: [Double] = []
+    /// Running transitions and animations with a finite end.
+    public var animations: Int = 0
+    /// The view's network requests in flight, as the engine counts them (any frame, any kind,
+    /// the page's own fetches included); not in the report's `pendingAtEnd`.
+    public var network: Int = 0
+
+    public static let none = PendingWork()
+
+    private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, timers, animations }
+
+    public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
+                timers: [Double] = [], animations: Int = 0, network: Int = 0) {
+        self.document = document
+        self.images = images
+        self.fonts = fonts
+        self.requests = requests
+        self.timers = timers
+        self.animations = animations
+        self.network = network
+    }
+
+    /// The work that still counts: timers due after `deadline` never will.
+    public func counting(before deadline: Double) -> PendingWork {
+        var copy = self
+        copy.timers = timers.filter { $0 <= deadline }
+        return copy
+    }
+
+    public var isEmpty: Bool {
+        !document && images <= 0 && !fonts && requests <= 0 && timers.isEmpty && animations <= 0
+    }
+
+    /// A short human list, e.g. `2 images, 1 timer (due at 6.50 s)`.
+    public var summary: String {
+        var parts: [String] = []
+        if document { parts.append("document loading") }
+        if images > 0 { parts.append(plural(images, "image")) }
+        if fonts { parts.append("fonts loading") }
+        if requests > 0 { parts.append(plural(requests, "request")) }
+        if let next = timers.min() {
+            parts.append(plural(timers.count, "timer") + " (next due at \(Seconds.format(next)))")
+        }
+        if animations > 0 { parts.append(plural(animations, "animation")) }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+    }
+
+    private func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+}
+
+/// Formatting of times for messages.
+package enum Seconds {
+    package static func format(_ t: Double) -> String {
+        let hundredths = (t * 100).rounded()
+        let whole = Int(hundredths) / 100
+        let fraction = abs(Int(hundredths)) % 100
+        return "\(whole).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
+}

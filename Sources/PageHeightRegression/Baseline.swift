@@ -1,0 +1,89 @@
+import Foundation
+import PageHeightCore
+
+/// The committed heights a suite is checked against: one entry per case, sorted, in stable
+/// pretty JSON (sorted keys, one field a line) so that a change shows as a small diff.
+public struct Baseline: Sendable, Equatable, Codable {
+    public struct Entry: Sendable, Equatable, Codable {
+        public var page: String
+        public var width: Int
+        public var fontSize: Int
+        public var zoom: Double
+        public var status: PageStatus
+        /// CSS px; nil when the page gave none (a load error, a crash).
+        public var height: Double?
+
+        public init(_ testCase: RegressionCase, status: PageStatus, height: Double?) {
+            page = testCase.page
+            width = testCase.width
+            fontSize = testCase.fontSize
+            zoom = testCase.zoom
+            self.status = status
+            self.height = height.map { ($0 * 100).rounded() / 100 }
+        }
+
+        public var testCase: RegressionCase { RegressionCase(page: page, width: width, fontSize: fontSize, zoom: zoom) }
+    }
+
+    /// Bumped when the format changes incompatibly.
+    public var version = 1
+    public var cases: [Entry]
+
+    public init(cases: [Entry] = []) {
+        self.cases = cases.sorted { $0.testCase < $1.testCase }
+    }
+
+    public func entry(for testCase: RegressionCase) -> Entry? {
+        cases.first { $0.testCase == testCase }
+    }
+
+    /// This baseline with `entries` added or replacing the entries of the same cases; entries
+    /// of cases not measured this time are kept.
+    public func merging(_ entries: [Entry]) -> Baseline {
+        var byCase = Dictionary(cases.map { ($0.testCase, $0) }, uniquingKeysWith: { _, last in last })
+        for entry in entries { byCase[entry.testCase] = entry }
+        return Baseline(cases: Array(byCase.values))
+    }
+
+    /// The file's text: pretty JSON with sorted keys and a final newline.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Baseline(cases: cases))) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// Reads the baseline at `path`; nil when there is none.
+    public static func load(_ path: String) throws(BaselineError) -> Baseline? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else { throw BaselineError(path, "cannot read the file") }
+        do {
+            let baseline = try JSONDecoder().decode(Baseline.self, from: data)
+            guard baseline.version == 1 else { throw BaselineError(path, "unknown version \(baseline.version) (this pageheight writes 1)") }
+            return Baseline(cases: baseline.cases)
+        } catch let error as BaselineError {
+            throw error
+        } catch {
+            throw BaselineError(path, "not a baseline file: \(error)")
+        }
+    }
+
+    public func write(to path: String) throws(BaselineError) {
+        do {
+            try json.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw BaselineError(path, "cannot write the file: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Why a baseline file cannot be read or written: "baseline FILE: detail".
+public struct BaselineError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var detail: String
+    public init(_ path: String, _ detail: String) {
+        self.path = path
+        self.detail = detail
+    }
+    public var description: String { "baseline \(path): \(detail)" }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import PageHeightCore
+
+/// A regression suite: which pages to measure, at which widths, font sizes and zooms, with
+/// which options, and how far a height may move before the check fails.
+///
+/// Read from a JSON file (see README, "Regression checks"); page paths, globs and the template
+/// are relative to the suite file. The baseline lives beside it: `<name>.baseline.json`, and its
+/// snapshots in `<name>.snapshots/`.
+public struct RegressionSuite: Sendable, Equatable {
+    /// A page of the suite after globs are expanded.
+    public struct Page: Sendable, Equatable {
+        /// As cases name it: the path relative to the suite file, or the URL.
+        public var name: String
+        /// An absolute file path or a URL.
+        public var location: String
+        /// The reader template the page is inserted into, if any.
+        public var template: TemplateChoice?
+    }
+
+    /// A reader template: the built-in one or a file.
+    public enum TemplateChoice: Sendable, Equatable {
+        case standard
+        case file(String)
+
+        /// `default` is the built-in template; anything else is a path relative to `directory`.
+        public init(_ text: String, relativeTo directory: String) {
+            if text == "default" {
+                self = .standard
+            } else {
+                self = .file(text.hasPrefix("/") ? text : URL(fileURLWithPath: directory).appendingPathComponent(text).standardizedFileURL.path)
+            }
+        }
+
+        public func load() throws -> ReaderTemplate {
+            switch self {
+            case .standard: return .standard
+            case .file(let path): return try ReaderTemplate.load(path)
+            }
+        }
+    }
+
+    /// The suite file, absolute.
+    public var path: String
+    public var pages: [Page]
+    public var widths: [Int]
+    public var fontSizes: [Int]
+    public var zooms: [Double]
+    public var options: MeasureOptions
+    public var tolerance: Tolerance
+    /// Whether `--update` keeps full-document snapshots beside the baseline (default true).
+    public var keepsSnapshots: Bool
+    /// How many times each case is measured, each time in a fresh view (default 1).
+    public var repeatCount: Int
+
+    public var directory: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+
+    /// `suite.json` → `suite.baseline.json`, beside it.
+    public var baselinePath: String { Self.sibling(of: path, suffix: ".baseline.json") }
+
+    /// `suite.json` → `suite.snapshots/`, beside it: the baseline's snapshots, one PNG a case.
+    public var snapshotDirectory: String { Self.sibling(of: path, suffix: ".snapshots") }
+
+    /// Every page at every width, font size and zoom, sorted.
+    public var cases: [RegressionCase] {
+        pages.flatMap { page in
+            widths.flatMap { width in
+                fontSizes.flatMap { fontSize in
+                    zooms.map { RegressionCase(page: page.name, width: width, fontSize: fontSize, zoom: $0) }
+                }
+            }
+        }.sorted()
+    }
+
+    public func page(named name: String) -> Page? { pages.first { $0.name == name } }
+
+    /// The options a case is measured with: the suite's, at the case's width, font size, zoom.
+    public func options(for testCase: RegressionCase) -> MeasureOptions {
+        var options = self.options
+        options.width = testCase.width
+        options.fontSize = testCase.fontSize
+        options.zoom = testCase.zoom
+        return options
+    }
+
+    static func sibling(of path: String, suffix: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let stem = url.pathExtension == "json" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(stem + suffix).path
+    }
+}
+
+/// Why a suite file cannot be used: "suite FILE: detail".
+public struct SuiteError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var detail: String
+    public init(_ path: String, _ detail: String) {
+        self.path = path
+        self.detail = detail
+    }
+    public var description: String { "suite \(path): \(detail)" }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import PageHeightCore
+
+/// A small SVG chart of a measurement's timeline: height against time, one step line for the
+/// samples, a dot per sample, a dashed line at the baseline height when there is one.
+public enum TimelineChart {
+    /// - Parameters:
+    ///   - samples: the report's samples (readings without a height are skipped).
+    ///   - baseline: the baseline height, CSS px.
+    ///   - width, height: the chart's size in CSS px.
+    public static func svg(samples: [HeightSample], baseline: Double?, width: Int = 360, height: Int = 120) -> String {
+        let points = samples.compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
+        let margin = (left: 52.0, right: 8.0, top: 8.0, bottom: 20.0)
+        let plotWidth = Double(width) - margin.left - margin.right
+        let plotHeight = Double(height) - margin.top - margin.bottom
+        let tMax = max(points.map(\.t).max() ?? 1, 0.001)
+        let values = points.map(\.h) + (baseline.map { [$0] } ?? [])
+        var hMin = values.min() ?? 0, hMax = values.max() ?? 1
+        if hMax - hMin < 1 { hMin -= 10; hMax += 10 }
+        let pad = (hMax - hMin) * 0.08
+        hMin -= pad
+        hMax += pad
+        func x(_ t: Double) -> String { f(margin.left + t / tMax * plotWidth) }
+        func y(_ h: Double) -> String { f(margin.top + (hMax - h) / (hMax - hMin) * plotHeight) }
+
+        var parts = [
+            ##"<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="\##(width)" height="\##(height)" viewBox="0 0 \##(width) \##(height)" role="img" aria-label="height over time">"##,
+            ##"<rect x="\##(f(margin.left))" y="\##(f(margin.top))" width="\##(f(plotWidth))" height="\##(f(plotHeight))" fill="#fafafa" stroke="#ddd"/>"##,
+            ##"<text x="\##(f(margin.left - 4))" y="\##(f(margin.top + 9))" text-anchor="end" font-size="10">\##(Int(hMax.rounded()))</text>"##,
+            ##"<text x="\##(f(margin.left - 4))" y="\##(f(margin.top + plotHeight))" text-anchor="end" font-size="10">\##(Int(hMin.rounded()))</text>"##,
+            ##"<text x="\##(f(margin.left))" y="\##(height - 5)" font-size="10">0 s</text>"##,
+            ##"<text x="\##(f(margin.left + plotWidth))" y="\##(height - 5)" text-anchor="end" font-size="10">\##(String(format: "%.2f", tMax)) s</text>"##,
+        ]
+        if let baseline {
+            parts.append(##"<line class="baseline" x1="\##(f(margin.left))" x2="\##(f(margin.left + plotWidth))" y1="\##(y(baseline))" y2="\##(y(baseline))" stroke="#888" stroke-dasharray="4 3"><title>baseline \##(Pixels.format(baseline))</title></line>"##)
+        }
+        if let first = points.first {
+            var path = "M\(x(0)) \(y(first.h))"
+            var last = first.h
+            for point in points {
+                path += " H\(x(point.t)) V\(y(point.h))"
+                last = point.h
+            }
+            path += " H\(x(tMax)) V\(y(last))"
+            parts.append(##"<path d="\##(path)" fill="none" stroke="#1a73e8" stroke-width="1.5"/>"##)
+            for point in points {
+                parts.append(##"<circle cx="\##(x(point.t))" cy="\##(y(point.h))" r="2" fill="#1a73e8"><title>\##(String(format: "%.3f", point.t)) s: \##(Pixels.format(point.h))</title></circle>"##)
+            }
+        }
+        parts.append("</svg>")
+        return parts.joined(separator: "\n")
+    }
+
+    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+}

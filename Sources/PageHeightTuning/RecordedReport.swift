@@ -1,0 +1,51 @@
+import PageHeightCore
+
+/// What `replay` and `tune` read of a page report written earlier (`--json`, or a line of
+/// `batch`'s JSON Lines): the timeline and the facts that say how far it holds.
+///
+/// Times are seconds since the load started, heights CSS px, as in `PageReport`.
+public struct RecordedReport: Decodable, Sendable, Equatable {
+    public var url: String
+    /// The page's position in a batch list.
+    public var index: Int?
+    public var status: PageStatus
+    /// The stabilized height.
+    public var height: Double?
+    public var samples: [HeightSample]
+    public var timings: Timings
+    public var options: MeasureOptions
+    public var strategies: Strategies
+    public var fitSteps: [RunawayDetector.Step]?
+    public var viewDependence: ViewDependence?
+
+    public init(url: String, index: Int? = nil, status: PageStatus, height: Double?, samples: [HeightSample],
+                timings: Timings, options: MeasureOptions, strategies: Strategies, fitSteps: [RunawayDetector.Step]? = nil,
+                viewDependence: ViewDependence? = nil) {
+        self.url = url
+        self.index = index
+        self.status = status
+        self.height = height
+        self.samples = samples
+        self.timings = timings
+        self.options = options
+        self.strategies = strategies
+        self.fitSteps = fitSteps
+        self.viewDependence = viewDependence
+    }
+
+    /// The timeline the report's strategies were replayed on.
+    public var timeline: RecordedTimeline {
+        RecordedTimeline(samples: samples, finishedAt: timings.finished, options: options, status: status,
+                         settled: timings.settledAt != nil, endedAt: timings.total,
+                         runawayStartedAt: status == .runaway ? runawayStartedAt : nil)
+    }
+
+    /// When the runaway began: as recorded, or for reports recorded before that, from the steps.
+    private var runawayStartedAt: Double? {
+        viewDependence?.runawayStartedAt ?? RunawayDetector.runawayStart(provenBy: fitSteps ?? [])
+    }
+
+    /// Whether the report has a height to judge an app against: a settled page, or one quiet at
+    /// the timeout (both `ok`).
+    public var hasSettledHeight: Bool { status == .ok && height != nil }
+}

@@ -1,0 +1,85 @@
+import PageHeightCore
+
+/// `tune`'s search: every candidate replayed on every recorded page, scored, and the Pareto
+/// front of the scores.
+public struct TuneSearch: Sendable {
+    public var candidates: [TuneCandidate]
+    /// The largest error, px, that still counts as right.
+    public var tolerance: Double
+
+    public init(candidates: [TuneCandidate], tolerance: Double) {
+        self.candidates = candidates
+        self.tolerance = tolerance
+    }
+
+    public func run(_ reports: [RecordedReport]) -> TuneResult {
+        let timelines = reports.map(\.timeline)
+        let scores = candidates.map { candidate in
+            let app = candidate.replay
+            let replays = reports.indices.map { PageReplay(reports[$0], timeline: timelines[$0], app: app, tolerance: tolerance) }
+            return CandidateScore(candidate: candidate, replays: replays)
+        }
+        return TuneResult(reports: reports, scores: scores, tolerance: tolerance)
+    }
+}
+
+/// The scores, the front and the recommendation.
+public struct TuneResult: Sendable {
+    public var reports: [RecordedReport]
+    /// One per candidate, in candidate order.
+    public var scores: [CandidateScore]
+    public var tolerance: Double
+    /// Indices into `scores` of the Pareto front, one per distinct point, best first (fewest
+    /// pages not right, then fewest jumps, then earliest final height).
+    public var front: [Int]
+    /// For each front entry, how many other candidates scored the very same.
+    public var alike: [Int: Int]
+
+    public init(reports: [RecordedReport], scores: [CandidateScore], tolerance: Double) {
+        self.reports = reports
+        self.scores = scores
+        self.tolerance = tolerance
+        let points = scores.map(\.objectives)
+        var groups: [[Double]: [Int]] = [:]
+        for index in ParetoFront.indices(points) { groups[points[index], default: []].append(index) }
+        var front: [Int] = []
+        var alike: [Int: Int] = [:]
+        for members in groups.values {
+            let chosen = members.min { Self.simpler(scores[$0], than: scores[$1]) || (!Self.simpler(scores[$1], than: scores[$0]) && $0 < $1) }!
+            front.append(chosen)
+            alike[chosen] = members.count - 1
+        }
+        self.front = front.sorted { points[$0].lexicographicallyPrecedes(points[$1]) }
+        self.alike = alike
+    }
+
+    /// Among candidates that score alike, the one shown: the reader app's own, else fewest
+    /// polls, then the earliest last poll, then the threshold nearest the reader app's, then the
+    /// sleeps shortest to write.
+    static func simpler(_ a: CandidateScore, than b: CandidateScore) -> Bool {
+        if a.candidate.isReaderApp != b.candidate.isReaderApp { return a.candidate.isReaderApp }
+        if a.polls != b.polls { return a.polls < b.polls }
+        if a.candidate.schedule.duration != b.candidate.schedule.duration {
+            return a.candidate.schedule.duration < b.candidate.schedule.duration
+        }
+        let reader = TuneCandidate.readerAppThreshold
+        if abs(a.candidate.threshold - reader) != abs(b.candidate.threshold - reader) {
+            return abs(a.candidate.threshold - reader) < abs(b.candidate.threshold - reader)
+        }
+        return a.candidate.sleeps.count < b.candidate.sleeps.count
+    }
+
+    /// The recommended candidate: the front's first (fewest pages not right, then fewest jumps,
+    /// then earliest final height).
+    public var recommended: Int? { front.first }
+
+    /// The reader app's own setting (always among the candidates).
+    public var readerApp: Int? { scores.firstIndex { $0.candidate.isReaderApp } }
+
+    /// Reports without a settled height, by status.
+    public var notJudged: [PageStatus: Int] {
+        var counts: [PageStatus: Int] = [:]
+        for report in reports where !report.hasSettledHeight { counts[report.status, default: 0] += 1 }
+        return counts
+    }
+}

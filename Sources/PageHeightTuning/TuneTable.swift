@@ -1,0 +1,101 @@
+import Foundation
+import PageHeightCore
+
+/// `tune`'s text output: what was searched, the Pareto front as a table (the reader app's
+/// default below it when it is not on the front), and the recommendation beside the default.
+public enum TuneTable {
+    /// - Parameters:
+    ///   - family, thresholds: what was searched, for the heading.
+    ///   - given: how many `--candidate` schedules were.
+    public static func text(_ result: TuneResult, family: ScheduleFamily, thresholds: [Double], given: Int) -> String {
+        var lines = heading(result, family: family, thresholds: thresholds, given: given)
+        lines.append("")
+        lines.append("Pareto front (no candidate has fewer pages wrong or unknown, fewer jumps and an earlier final height at once):")
+        var rows = [header]
+        for (rank, index) in result.front.enumerated() {
+            rows.append(row(result.scores[index], mark: rank == 0 ? "best" : result.scores[index].candidate.isReaderApp ? "app" : "",
+                            alike: result.alike[index] ?? 0))
+        }
+        if let reader = result.readerApp, !result.front.contains(reader) {
+            rows.append(row(result.scores[reader], mark: "app", alike: 0, offFront: true))
+        }
+        lines.append(TextTable.render(rows, rightAligned: Set(2..<header.count)))
+        lines.append("")
+        lines.append("best: the recommendation (fewest pages wrong or unknown, then fewest jumps, then earliest final height);")
+        lines.append("app: the reader app's default. Times are seconds after load finished. \"(+n)\": n more candidates score the same.")
+        if let best = result.recommended {
+            lines.append("")
+            lines.append("Recommended: " + sentence(result.scores[best]))
+            if let reader = result.readerApp, reader != best {
+                lines.append("The default:  " + sentence(result.scores[reader]))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    public static func heading(_ result: TuneResult, family: ScheduleFamily, thresholds: [Double], given: Int) -> [String] {
+        let judged = result.scores.first?.judged ?? result.reports.filter(\.hasSettledHeight).count
+        let notJudged = result.notJudged
+        var first = "\(result.reports.count) recorded pages: \(judged) with a settled height"
+        if !notJudged.isEmpty { first += ", \(notJudged.values.reduce(0, +)) without (\(statusCounts(notJudged)); not judged)" }
+        let schedules = Set(result.scores.map(\.candidate.schedule.delays)).count
+        let levels = thresholds.map { DecimalText.format($0) }.joined(separator: ", ")
+        return [
+            first,
+            "\(result.scores.count) candidates: \(schedules) schedules (the family: \(describe(family))"
+                + (given > 0 ? "; \(given) given" : "") + "; the reader app's) x thresholds \(levels) px"
+                + (thresholds.contains(TuneCandidate.readerAppThreshold) ? "" : ", and the reader app's at 5 px"),
+            "Wrong: the app ends more than \(Pixels.format(result.tolerance)) from the settled height. "
+                + "Unknown: it polls past what the recording holds (never counted as right).",
+        ]
+    }
+
+    /// e.g. `1-12 polls, first 0.05-1 s, growth x1-x3, last poll 0.5-12 s`.
+    static func describe(_ family: ScheduleFamily) -> String {
+        func span(_ values: [Double]) -> String {
+            guard let low = values.min(), let high = values.max() else { return "-" }
+            return low == high ? DecimalText.format(low) : "\(DecimalText.format(low))-\(DecimalText.format(high))"
+        }
+        return "\(span(family.polls.map(Double.init))) polls, first \(span(family.firstDelays)) s, "
+            + "growth x\(span(family.growthFactors)), last poll \(span(family.lastPolls)) s"
+    }
+
+    static let header = ["", "sleeps (s)", "polls", "last poll", "threshold", "wrong", "clipped/blank", "unknown", "worst",
+                         "jumps/page mean/p50/p95", "final at mean/p50/p95"]
+
+    static func row(_ score: CandidateScore, mark: String, alike: Int, offFront: Bool = false) -> [String] {
+        let candidate = score.candidate
+        return [
+            mark + (offFront ? " (not on the front)" : ""),
+            candidate.sleeps + (alike > 0 ? " (+\(alike))" : ""),
+            "\(score.polls)",
+            DecimalText.format(candidate.schedule.duration) + " s",
+            Pixels.format(candidate.threshold),
+            "\(score.wrong)",
+            "\(score.clipped.count)/\(score.blank.count)",
+            "\(score.unknown)",
+            score.worst.map(Pixels.signed) ?? "-",
+            score.jumps.map { String(format: "%.2f", $0.mean) + " / " + DecimalText.format($0.median) + " / " + DecimalText.format($0.p95) } ?? "-",
+            score.finalAfterLoad.map { String(format: "%.2f / %.2f / %.2f s", $0.mean, $0.median, $0.p95) } ?? "-",
+        ]
+    }
+
+    /// One candidate in words, e.g. `sleeps 0.1,0.2 s (polls at 0.1 0.3 s), threshold 5 px: 1 page wrong (...)`.
+    public static func sentence(_ score: CandidateScore) -> String {
+        let candidate = score.candidate
+        var text = "sleeps \(candidate.sleeps) s (polls at \(candidate.pollTimes) s after load finished), threshold \(Pixels.format(candidate.threshold)): "
+        var wrong = "\(score.wrong) page\(score.wrong == 1 ? "" : "s") wrong"
+        if score.wrong > 0 {
+            var kinds: [String] = []
+            if let clip = score.clipped.map({ -$0.error }).max() { kinds.append("\(score.clipped.count) clipped, by up to \(Pixels.format(clip))") }
+            if let blank = score.blank.map(\.error).max() { kinds.append("\(score.blank.count) with blank space, up to \(Pixels.format(blank))") }
+            wrong += " (" + kinds.joined(separator: "; ") + ")"
+        }
+        text += wrong + ", \(score.unknown) unknown"
+        if let jumps = score.jumps { text += String(format: "; %.2f jumps per page", jumps.mean) + " (p95 \(DecimalText.format(jumps.p95)))" }
+        if let final = score.finalAfterLoad {
+            text += String(format: "; final height %.2f s after load finished on average (p95 %.2f s)", final.mean, final.p95)
+        }
+        return text + "; \(score.polls) poll\(score.polls == 1 ? "" : "s") per page"
+    }
+}

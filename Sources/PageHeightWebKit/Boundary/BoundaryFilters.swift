@@ -1,0 +1,64 @@
+import CPageHeightShim
+import CWebKit
+import Foundation
+import PageHeightCore
+
+/// The compiled content filters of `SubresourceBoundary`, one per set of rules (a page's
+/// directory and its allowed hosts), kept for the pages that follow: a batch of pages in one
+/// folder compiles once.
+@GLibActor
+enum BoundaryFilters {
+    /// Filters kept at most; the oldest goes first (views that carry it keep their own reference).
+    nonisolated static let capacity = 64
+    private static var cache: [String: OpaquePointer] = [:]
+    private static var order: [String] = []
+    private static var compilations = 0
+
+    /// This machine's own addresses (every interface's), read once.
+    nonisolated private static let localAddresses: [String] = {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var addresses: Set<String> = []
+        var entry = list
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr else { continue }
+            let family = Int32(address.pointee.sa_family)
+            guard family == AF_INET || family == AF_INET6 else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            addresses.insert(String(text.split(separator: "%").first ?? Substring(text))) // no zone
+        }
+        return addresses.sorted()
+    }()
+
+    /// The filter for `source` under `options`, compiled on first use (waiting on the main
+    /// context, which may run other pages meanwhile).
+    static func filter(for source: PageSource, options: MeasureOptions) throws -> OpaquePointer {
+        let rules = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
+                                              localAddresses: localAddresses)
+        if let filter = cache[rules] { return filter }
+        let directory = try PrivateDirectory.path() + "/filters"
+        compilations += 1
+        var error: UnsafeMutablePointer<CChar>?
+        guard let filter = ph_compile_content_filter(directory, "boundary-\(compilations)", rules, &error) else {
+            let reason = error.map { String(cString: $0) } ?? "unknown error"
+            g_free(error)
+            throw EngineError.offlineUnavailable("the page's subresource boundary did not compile: \(reason)")
+        }
+        if let compiled = cache[rules] { // compiled by another page while this one waited
+            webkit_user_content_filter_unref(filter)
+            return compiled
+        }
+        cache[rules] = filter
+        order.append(rules)
+        if order.count > capacity {
+            let oldest = order.removeFirst()
+            cache.removeValue(forKey: oldest).map { webkit_user_content_filter_unref($0) }
+        }
+        return filter
+    }
+}

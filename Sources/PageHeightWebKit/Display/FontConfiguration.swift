@@ -1,0 +1,111 @@
+import CWebKit
+import Foundation
+import PageHeightCore
+
+/// Puts a `FontChoice` into effect for this process: a `fonts.conf` in the private directory and
+/// `FONTCONFIG_FILE` pointing at it, set before GTK starts, so the web processes (started later
+/// with this environment) read it too.
+enum FontConfiguration {
+    /// A choice worked out against this machine: the set the reports record and what the
+    /// configuration file lists.
+    struct Resolved: Sendable {
+        var set: FontSet
+        /// Pinned: the packages' font files, and the directories they are in.
+        var packageFiles: [String]
+        var packageDirectories: [String]
+        /// Pinned: fontconfig's snippets and the pinned packages' own, in the order to include.
+        var snippets: [String]
+    }
+
+    /// Reads dpkg's files and lists the fonts; throws when a pinned package is not installed.
+    static func resolve(_ choice: FontChoice) throws -> Resolved {
+        var packages: [FontSet.Package] = []
+        var packageFiles: [String] = []
+        var snippets = PinnedFonts.fontconfigSnippets.map { PinnedFonts.snippetDirectory + "/" + $0 }
+        if choice.mode == .pinned {
+            let versions = DpkgDatabase.installedVersions()
+            for name in PinnedFonts.packages {
+                guard let version = versions[name], let files = DpkgDatabase.files(of: name) else {
+                    throw EngineError.fontsUnavailable("the pinned font package \(name) is not installed (scripts/lib/setup.sh "
+                        + "installs it; --fonts system renders with the machine's fonts instead)")
+                }
+                packages.append(FontSet.Package(name: name, version: version))
+                packageFiles += files.filter { isFont($0) && isFile($0) }
+                // The snippets a package enables by itself, as its links in /etc/fonts/conf.d.
+                snippets += files.filter { $0.hasPrefix("/etc/fonts/conf.d/") && $0.hasSuffix(".conf") }
+            }
+        }
+        let directoryFiles = choice.directories.flatMap(fontFiles(under:))
+        let listed = (packageFiles + directoryFiles).map { "\($0)\t\(size(of: $0))\n" }.sorted().joined()
+        let checksum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, listed, -1)!
+        defer { g_free(checksum) }
+        let digest = String(cString: checksum)
+        let set = FontSet(mode: choice.mode, packages: packages, directories: choice.directories,
+                          files: packageFiles.count + directoryFiles.count, digest: digest)
+        var directories: [String] = []
+        for file in packageFiles {
+            let directory = (file as NSString).deletingLastPathComponent
+            if !directories.contains(directory) { directories.append(directory) }
+        }
+        snippets.sort { ($0 as NSString).lastPathComponent < ($1 as NSString).lastPathComponent }
+        return Resolved(set: set, packageFiles: packageFiles, packageDirectories: directories, snippets: snippets)
+    }
+
+    /// Writes `fonts.conf` into `directory` and sets `FONTCONFIG_FILE`; with `--fonts system` and
+    /// no `--font-dir`, leaves fontconfig as it is. Call before GTK starts.
+    static func install(_ resolved: Resolved, in directory: String) throws {
+        let cache = directory + "/fontconfig-cache"
+        let text: String
+        switch resolved.set.mode {
+        case .pinned:
+            text = FontsConf.pinned(fontFiles: resolved.packageFiles, fontDirectories: resolved.packageDirectories,
+                                    directories: resolved.set.directories, snippets: resolved.snippets, cache: cache)
+        case .system:
+            guard !resolved.set.directories.isEmpty else { return }
+            text = FontsConf.system(base: systemConfiguration(), directories: resolved.set.directories, cache: cache)
+        }
+        let path = directory + "/fonts.conf"
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw EngineError.fontsUnavailable("cannot write \(path): \(error.localizedDescription)")
+        }
+        setenv("FONTCONFIG_FILE", path, 1)
+    }
+
+    /// The configuration file fontconfig reads when left alone: `FONTCONFIG_FILE`, else
+    /// `fonts.conf` in `FONTCONFIG_PATH` or `/etc/fonts`.
+    static func systemConfiguration() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let file = environment["FONTCONFIG_FILE"], !file.isEmpty {
+            if file.hasPrefix("/") { return file }
+            return (environment["FONTCONFIG_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/fonts") + "/" + file
+        }
+        return (environment["FONTCONFIG_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/fonts") + "/fonts.conf"
+    }
+
+    /// Every font file under `directory`, its subdirectories included, sorted.
+    static func fontFiles(under directory: String) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        var files: [String] = []
+        while let relative = enumerator?.nextObject() as? String {
+            let path = directory + "/" + relative
+            if isFont(path) && isFile(path) { files.append(path) }
+        }
+        return files.sorted()
+    }
+
+    private static func isFont(_ path: String) -> Bool {
+        FontsConf.fontExtensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    private static func isFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    private static func size(of path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : -1
+    }
+}

@@ -1,0 +1,605 @@
+import Foundation
+import PageHeightCore
+
+/// Measures one page in one view, as a sequence: load, wait for the load to finish, read,
+/// then fit, poll and settle until the session says the page is done; then the final metrics,
+/// the report, and the view back to its pool. The timeout is a task that cancels the steps.
+///
+/// Every fact goes to the `MeasurementSession`, which decides; this type only does what the
+/// session asks of the view.
+@GLibActor
+final class MeasurementDriver {
+    private let source: PageSource
+    private let options: MeasureOptions
+    private let snapshotPath: String?
+    private let log: @Sendable (String) -> Void
+    private let pool: ViewPool
+    /// The content filter that keeps the page inside its `SubresourceBoundary`.
+    private let boundary: OpaquePointer
+    private let freshView: Bool
+    private let view: PageView
+
+    private var session: MeasurementSession
+    private var startedAt = 0.0
+    private var startedEpoch = 0.0
+    private var outstanding: [Int: Double] = [:] // evaluation id -> start time
+    private var nextEvaluation = 0
+    /// The schedule poll to take next (an index into `session.pollTimes`).
+    private var nextPoll = 0
+    private var stoppedNavigations: [String] = []
+    private var engineWork = EngineWork()
+    private var lastLayoutSeconds = 0.0
+    /// Virtual clock: the jumps taken so far, seconds (the page's time is real time plus this).
+    private var clockOffset = 0.0
+    /// Virtual clock: when the page's next timer is due (any, periodic too), seconds since the
+    /// load started, as the last reading said.
+    private var nextPageTimer: Double?
+
+    /// An evaluation that has not returned within this many seconds counts as stalled.
+    private static let stallAfter = 1.0
+
+    init(pool: ViewPool, view: PageView, source: PageSource, boundary: OpaquePointer, options: MeasureOptions,
+         snapshotPath: String?, freshView: Bool = false, log: @escaping @Sendable (String) -> Void) {
+        self.pool = pool
+        self.source = source
+        self.boundary = boundary
+        self.options = options
+        self.snapshotPath = snapshotPath
+        self.freshView = freshView
+        self.log = log
+        self.session = MeasurementSession(options: options)
+        self.view = view
+    }
+
+    /// Seconds since the load started: the page's time (virtual on the virtual clock).
+    private var now: Double { GLibClock.now - startedAt + clockOffset }
+    /// Seconds since the load started on the wall clock.
+    private var realNow: Double { GLibClock.now - startedAt }
+    private var virtualClock: Bool { options.clock == .virtual }
+
+    /// The monotonic time at which the page's time reaches `t`.
+    private func wallClock(_ t: Double) -> Double { startedAt + t - clockOffset }
+
+    private func note(_ text: String) {
+        log(String(format: "%7.3f s  ", now) + (clockOffset > 0 ? String(format: "(real %.3f s)  ", realNow) : "") + text)
+    }
+
+    func run() async -> PageReport {
+        // A filter given to a view takes effect in its web process some time later: a page loaded
+        // at once would have some of its requests filtered and some not, differently each run.
+        // A blank page loaded after the change comes back only once the web process has it.
+        if view.adopt(boundary) { _ = await view.blank(height: Double(options.height)) }
+        view.inbox.clear()
+        view.setClock(virtual: virtualClock)
+        startedAt = GLibClock.now
+        startedEpoch = Date().timeIntervalSince1970
+        let (reason, endedAt) = await measureWithinTimeout()
+        note("ended: \(reason)")
+        let report = await report(for: reason, endedAt: endedAt)
+        giveBack(after: reason)
+        return report
+    }
+
+    /// The measuring steps, raced against the timeout, which cancels them; with when it ended.
+    private func measureWithinTimeout() async -> (EndReason, Double) {
+        await withTaskGroup(of: (EndReason, Double)?.self) { group in
+            group.addTask { await self.measureUntilCancelled() }
+            group.addTask { await self.timeout() }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            // The other child ends soon: every wait of the steps returns when cancelled.
+            while let other = await group.next() {
+                if first == nil, let other { return other }
+            }
+            return first ?? (.timedOut(stalledSince: stalledSince), now)
+        }
+    }
+
+    private func measureUntilCancelled() async -> (EndReason, Double)? {
+        await measure().map { ($0, now) }
+    }
+
+    private func timeout() async -> (EndReason, Double)? {
+        await GLibClock.sleep(options.timeout)
+        guard !Task.isCancelled else { return nil }
+        note(virtualClock ? "the real-time cap passed: \(Seconds.format(options.timeout)) on the wall clock"
+            : "timeout after \(Seconds.format(options.timeout))")
+        return (.timedOut(stalledSince: stalledSince), now)
+    }
+
+    /// Load, first reading, settle. Nil when cancelled (the timeout passed).
+    private func measure() async -> EndReason? {
+        note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
+            + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
+               : view.renewed ? " in a reused view with a new web process" : " in a new view"))
+        view.load(source)
+        if let pid = view.webProcess { note("web process \(pid)") }
+        if let end = await waitForLoad() { return end }
+        guard !Task.isCancelled else { return nil }
+        guard options.javascript else { return .javascriptDisabled }
+        await read(.load)
+        return await settle()
+    }
+
+    // MARK: - Events
+
+    private enum Handling {
+        case handled
+        case end(EndReason)
+        case waitForReplacement(String)
+    }
+
+    /// Handles the view's events until the load finished; returns the end if the page ended first.
+    private func waitForLoad() async -> EndReason? {
+        var interrupted: (failure: String, deadline: Double)?
+        // An interrupted load is followed by its load-finished: a replacement may still come.
+        while session.finishedAt == nil || (interrupted != nil && session.committedAt == nil) {
+            let event = await view.inbox.next(until: interrupted.map { wallClock($0.deadline) })
+            guard !Task.isCancelled else { return nil }
+            guard let event else {
+                if let interrupted, session.committedAt == nil { return .loadFailed(interrupted.failure) }
+                interrupted = nil
+                continue
+            }
+            switch handle(event) {
+            case .handled: break
+            case .end(let reason): return reason
+            case .waitForReplacement(let failure):
+                note("load interrupted; waiting for a load that replaces it")
+                interrupted = (failure, now + LoadOutcome.replacementWait)
+            }
+        }
+        return nil
+    }
+
+    private func handle(_ event: ViewEvent) -> Handling {
+        switch event {
+        case .load(let load):
+            return loadChanged(load).map(Handling.end) ?? .handled
+        case .loadFailed(let uri, let domain, let code, let message):
+            switch LoadOutcome.failure(uri: uri, domain: domain, code: code, message: message,
+                                       committed: session.committedAt != nil,
+                                       navigationsStopped: !stoppedNavigations.isEmpty,
+                                       offline: options.offline ? options.offlineMode : nil) {
+            case .ignored: return .handled
+            case .waitForReplacement(let failure): return .waitForReplacement(failure)
+            case .failed(let failure):
+                note("load failed: \(message)")
+                return .end(.loadFailed(failure))
+            }
+        case .processTerminated(let end):
+            let killed = MemoryWatchdog.shared.killed(view.webProcess)
+            view.retire()
+            return .end(.crashed(LoadOutcome.crash(end, killedByWatchdog: killed)))
+        case .probeMessage(let json):
+            probeMessage(json)
+            return .handled
+        }
+    }
+
+    private func loadChanged(_ load: ViewEvent.Load) -> EndReason? {
+        switch load {
+        case .started where session.committedAt != nil:
+            // The page navigating away, which the view stopped at once (`PageView.Inbox`): the
+            // page is measured as it was.
+            let target = view.inbox.lastNavigationTarget
+            stoppedNavigations.append(target)
+            note("the page navigated to \(target.prefix(200)): stopped")
+            session.stoppedLoads(at: now)
+        case .committed where session.committedAt == nil:
+            session.loadCommitted(at: now)
+            note("committed \(view.uri.prefix(200))")
+            if let (code, reason) = view.httpStatus, code >= 400 {
+                return .loadFailed("HTTP \(code) \(reason) loading \(source.url.prefix(200))")
+            }
+            if case .url(let url) = source, url.lowercased().hasPrefix("http"), view.uri == "about:blank" {
+                // WebKit refuses some URLs without a load-failed (a restricted port such as
+                // :1 or :25) and shows an empty page instead.
+                return .loadFailed("WebKit refused to load \(url.prefix(200)) (a restricted port?) and showed about:blank")
+            }
+        case .finished where session.finishedAt == nil:
+            session.loadFinished(at: now)
+            note("load finished")
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func probeMessage(_ json: String) {
+        guard session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
+        if reading.notThePage == true, !source.url.hasPrefix("about:") {
+            return note("a message from the view's blank document, not the page's: ignored")
+        }
+        let t = now
+        noteClock(reading, at: t)
+        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause, real: real)
+        let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view.requestsInFlight))
+        note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
+    }
+
+    // MARK: - Settling
+
+    /// What the driver does next when no event comes first.
+    private enum Wake {
+        case poll(Int)
+        case settleCheck
+        case refreshPending
+    }
+
+    /// After the load: handles events, takes the schedule's polls and the settle checks, and
+    /// fits the view, until the session says the page is done.
+    private func settle() async -> EndReason? {
+        while !Task.isCancelled {
+            // What the page told meanwhile (during a fit, a reading) comes first.
+            while let event = view.inbox.take() {
+                if case .end(let reason) = handle(event) { return reason }
+            }
+            switch await afterReading() {
+            case .end(let reason): return reason
+            case .again: continue
+            case .wait: break
+            }
+            guard !Task.isCancelled else { return nil }
+            if virtualClock, now >= options.timeout { return .timedOut(stalledSince: nil) }
+            let (at, precise, wake) = nextWake()
+            if virtualClock, let jump = jumpTarget(before: at, wake: wake) {
+                await advanceClock(to: jump.to, reason: jump.reason)
+                guard !Task.isCancelled else { return nil }
+                // The page's timers ran: what they changed. A step of the rules is now due.
+                if jump.reason == "timer" { await refreshPending(cause: "timer") }
+                continue
+            } else if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
+                guard !Task.isCancelled else { return nil }
+                if case .end(let reason) = handle(event) { return reason }
+                continue
+            }
+            guard !Task.isCancelled else { return nil }
+            switch wake {
+            case .poll(let index):
+                nextPoll = index
+                await read(.poll, poll: index)
+            case .settleCheck:
+                await read(.poll, cause: "settle-check")
+            case .refreshPending:
+                await refreshPending(cause: "pending-check")
+            }
+        }
+        return nil
+    }
+
+    /// The next poll, or the settle check when due first; while work is pending, a look when the
+    /// next timer is due, or soon in case a message was lost (the probe also reports when the
+    /// pending work ends).
+    private func nextWake() -> (at: Double, precise: Bool, Wake) {
+        var next: (at: Double, precise: Bool, Wake)
+        if let due = session.settleCheckAt {
+            next = (due, true, .settleCheck)
+        } else {
+            let nextTimer = session.pending.timers.min().map { $0 - now + 0.05 } ?? 0.5
+            next = (now + min(max(nextTimer, 0.05), 0.5), false, .refreshPending)
+        }
+        let polls = session.pollTimes
+        if nextPoll < polls.count, polls[nextPoll] <= next.at {
+            next = (polls[nextPoll], false, .poll(nextPoll + 1))
+        }
+        return next
+    }
+
+    private enum Next {
+        case end(EndReason)
+        /// The view was resized: look again before waiting.
+        case again
+        case wait
+    }
+
+    /// After every reading: fit the view while the page holds still (resizing on every frame of
+    /// a transition is wasted work), else check for the end.
+    private func afterReading() async -> Next {
+        if session.finishedAt != nil, session.pending.animations == 0, let target = session.fitTarget {
+            return await fit(to: target).map(Next.end) ?? .again
+        }
+        guard session.isSettled(at: now) else { return .wait }
+        if !session.needsViewCheck { return .end(.settled) }
+        return await checkViewAtCap().map(Next.end) ?? .again
+    }
+
+    // MARK: - Readings
+
+    /// When the oldest evaluation still outstanding after `stallAfter` seconds was started.
+    private var stalledSince: Double? {
+        guard let oldest = outstanding.values.min(), now - oldest > Self.stallAfter else { return nil }
+        return oldest
+    }
+
+    /// An evaluation of `script`, counted as outstanding until it returns.
+    private func evaluate(_ script: String) async -> Result<String, JavaScriptError> {
+        let id = nextEvaluation
+        nextEvaluation += 1
+        outstanding[id] = now
+        defer { outstanding[id] = nil }
+        return await view.evaluate(script)
+    }
+
+    /// Takes a reading of the page with a native evaluation of the probe's `measure()` and
+    /// records it; returns the value.
+    @discardableResult
+    private func read(_ source: HeightSample.Source, poll: Int? = nil, cause: String? = nil) async -> Double? {
+        let result = await evaluate(ProbeScript.measureCall)
+        guard !Task.isCancelled else { return nil }
+        let t = now
+        var reading: ProbeReading?
+        var error: String?
+        switch result {
+        case .success(let json):
+            reading = ProbeReading.decode(json)
+            noteEngineWork(reading)
+            if let reading { noteClock(reading, at: t) }
+            if reading == nil { error = "the probe is missing (the page replaced or blocked it)" }
+        case .failure(let failure):
+            error = failure.message
+        }
+        let sample = HeightSample(t: t, height: reading?.value, source: source, poll: poll, cause: cause, real: real)
+        let moved = session.record(sample, pending: reading?.pendingWork(at: t, network: view.requestsInFlight), error: error)
+        note(describe(sample, moved: moved, error: error))
+        return reading?.value
+    }
+
+    private func noteEngineWork(_ reading: ProbeReading?) {
+        guard let reading else { return }
+        if let layout = reading.layoutMs {
+            lastLayoutSeconds = layout / 1000
+            engineWork.layout += lastLayoutSeconds
+        }
+        if let end = reading.loadEventEnd { engineWork.loadEventEnd = ProbeReading.secondsSince(startedEpoch, stamp: end) }
+        if let end = reading.loadWorkEnd { engineWork.loadWorkEnd = ProbeReading.secondsSince(startedEpoch, stamp: end) }
+        if let layout = reading.loadLayoutMs { engineWork.loadLayout = layout / 1000 }
+    }
+
+    private func describe(_ sample: HeightSample, moved: Bool, error: String?) -> String {
+        let what = sample.poll.map { "poll \($0)" } ?? sample.cause.map { "\(sample.source.rawValue) \($0)" }
+            ?? sample.source.rawValue
+        let value = sample.height.map { Pixels.format($0) } ?? "no value (\(error ?? "?"))"
+        return "\(what): \(value)\(moved ? " (moved)" : "")"
+    }
+
+    /// Re-reads what is pending without adding a sample unless the height moved.
+    private func refreshPending(cause: String) async {
+        guard case .success(let json) = await evaluate(ProbeScript.measureCall), !Task.isCancelled,
+              let reading = ProbeReading.decode(json) else { return }
+        let t = now
+        noteClock(reading, at: t)
+        let work = reading.pendingWork(at: t, network: view.requestsInFlight)
+        if let value = reading.value, session.anchor != nil, session.moves(value) {
+            let sample = HeightSample(t: t, height: value, source: .poll, cause: cause, real: real)
+            session.record(sample, pending: work)
+            note(describe(sample, moved: true, error: nil))
+        } else if let work {
+            session.updatePending(work, at: t)
+        }
+    }
+
+    /// The probe's value now, not recorded in the session.
+    private func silentRead() async -> Double? {
+        guard case .success(let json) = await evaluate(ProbeScript.measureCall) else { return nil }
+        return ProbeReading.decode(json)?.value
+    }
+
+    // MARK: - Virtual clock
+
+    /// The wall-clock time to record with a reading, on the virtual clock.
+    private var real: Double? { virtualClock ? realNow : nil }
+
+    private func noteClock(_ reading: ProbeReading, at t: Double) {
+        guard virtualClock, let clock = reading.clock else { return }
+        nextPageTimer = clock.next.map { t + max(0, $0 - clock.now) / 1000 }
+    }
+
+    /// Where to move the page's clock instead of waiting for `at` in real time: when the page is
+    /// idle, to its next timer or to `at` (a poll, the settle check), whichever comes first, at
+    /// most to the timeout. Nil when there is nothing to jump over.
+    private func jumpTarget(before at: Double, wake: Wake) -> (to: Double, reason: String)? {
+        guard session.pageIsIdle(network: view.requestsInFlight) else { return nil }
+        var target: (to: Double, reason: String)
+        switch wake {
+        case .poll: target = (at, "poll")
+        case .settleCheck: target = (at, "settle-check")
+        // Pending work of an idle page is timers and animations: the timers are jumped to,
+        // running animations moved on in steps of the look for pending work.
+        case .refreshPending: target = session.pending.animations > 0 ? (at, "pending-check") : (options.timeout, "timeout")
+        }
+        let polls = session.pollTimes
+        if nextPoll < polls.count, polls[nextPoll] < target.to { target = (polls[nextPoll], "poll") }
+        if let timer = nextPageTimer, timer < target.to { target = (timer, "timer") }
+        if options.timeout < target.to { target = (options.timeout, "timeout") }
+        return target.to > now + 0.0005 ? target : nil
+    }
+
+    /// Moves the page's clock (and the rules' time with it) to `t`, and waits until the page's
+    /// timers due by then have run.
+    private func advanceClock(to t: Double, reason: String) async {
+        let from = now
+        let delta = t - from
+        guard delta > 0 else { return }
+        let result = await evaluate(ProbeScript.advanceByCall(ms: delta * 1000))
+        guard !Task.isCancelled else { return }
+        clockOffset += delta
+        session.clockJumped(ClockJump(from: from, to: now, real: realNow, reason: reason))
+        note("clock: \(Seconds.format(from)) → \(Seconds.format(now)) (\(reason))")
+        guard case .success(let json) = result, let clock = ProbeReading.decodeClock(json) else { return }
+        // Timers that came due run in a task of their own, right after the jump.
+        var state = clock
+        for _ in 0..<20 where (state.next ?? .infinity) <= state.now {
+            await GLibClock.sleep(0.001)
+            guard case .success(let json) = await evaluate(ProbeScript.clockCall),
+                  let next = ProbeReading.decodeClock(json) else { return }
+            state = next
+        }
+    }
+
+    /// The pause between the two readings that tell whether content holds still after a resize:
+    /// 50 ms of the page's time. On the virtual clock an idle page's clock jumps them and one frame
+    /// passes in real time (for what the page does in its next frame: resize observers, animation
+    /// frames).
+    private func holdStill() async {
+        guard virtualClock, session.pageIsIdle(network: view.requestsInFlight) else {
+            return await GLibClock.sleep(0.05)
+        }
+        await advanceClock(to: now + 0.05 - Self.frame, reason: "hold-still")
+        await GLibClock.sleep(Self.frame)
+    }
+
+    /// A frame of the view's 60 Hz display.
+    private static let frame = 1.0 / 60
+
+    // MARK: - Fit mode
+
+    /// Gives the view the adopted height, waits until the viewport has it, then reads the
+    /// content twice, 50 ms apart: content that is taller than the new view and holds still
+    /// grew with the view (evidence of a runaway); content still moving moves by itself.
+    private func fit(to height: Double) async -> EndReason? {
+        note("fit: view height \(Pixels.format(session.viewHeight)) → \(Pixels.format(height))")
+        let issuedAt = now
+        await resizeView(to: height)
+        let first = await read(.poll, cause: "after-resize")
+        await holdStill()
+        let second = await read(.poll, cause: "after-resize")
+        guard !Task.isCancelled else { return nil }
+        let still = first != nil && second != nil && abs(first! - second!) <= 1
+        guard session.resized(to: height, issuedAt: issuedAt, at: now, contentHeight: still ? second : nil) else {
+            return nil
+        }
+        note("runaway: \(session.runaway.evidence)")
+        let (content, culprits) = await readAtOtherView(Double(options.height))
+        guard !Task.isCancelled else { return nil }
+        session.runawayExplained(noFitHeight: content, culprits: culprits)
+        return .runaway
+    }
+
+    /// The view reached the cap below the content and the page has settled there: reads the
+    /// content at `--height` (and which elements changed with the view), gives the cap back to
+    /// the view, and lets the session tell whether the content depends on the view.
+    private func checkViewAtCap() async -> EndReason? {
+        let cap = session.viewHeight
+        let check = Double(options.height)
+        note("the view is at its cap, \(Pixels.format(cap)), below the content: checking the content at \(Pixels.format(check))")
+        let (content, culprits) = await readAtOtherView(check)
+        await resizeView(to: cap)
+        guard !Task.isCancelled else { return nil }
+        let finding = session.viewChecked(view: check, content: content, culprits: culprits)
+        note("view check: \(finding)")
+        switch finding {
+        case .independent:
+            await read(.poll, cause: "after-resize")
+            return nil
+        case .runaway: return .runaway
+        case .beyondCap, .moved: return .viewDependent
+        }
+    }
+
+    /// Notes every element's height, gives the view `height`, and reads the content there twice,
+    /// 50 ms apart, without recording it (it is not what the app shows): the content if it held
+    /// still, and the elements whose height changed with the view.
+    private func readAtOtherView(_ height: Double) async -> (content: Double?, culprits: [String]) {
+        _ = await evaluate(ProbeScript.markViewCall)
+        await resizeView(to: height)
+        let first = await silentRead()
+        await holdStill()
+        let second = await silentRead()
+        let still = first != nil && second != nil && abs(first! - second!) <= 1
+        var culprits: [String] = []
+        if case .success(let json) = await evaluate(ProbeScript.viewCulpritsCall(threshold: options.threshold)),
+           let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) {
+            culprits = list
+        }
+        note("at view \(Pixels.format(height)): content \(second.map { Pixels.format($0) } ?? "unknown")"
+            + "\(still ? "" : " (moving)"); following the view: \(culprits.isEmpty ? "nothing found" : culprits.joined(separator: ", "))")
+        return (still ? second : nil, culprits)
+    }
+
+    /// Sets the view's height and waits (0.5 s at most) until the page's viewport has it.
+    private func resizeView(to height: Double) async {
+        view.setViewportHeight(height)
+        let expected = view.expectedInnerHeight(for: height)
+        let deadline = now + 0.5
+        while !Task.isCancelled {
+            if case .success(let json) = await evaluate("window.innerHeight"), let inner = Double(json),
+               abs(inner - expected) < 1 { return }
+            if now >= deadline {
+                note("the viewport did not take its new height within 0.5 s")
+                return
+            }
+            await GLibClock.sleep(0.01)
+        }
+    }
+
+    // MARK: - The end
+
+    /// The report: the session's verdict, with the final metrics, the page's text when the
+    /// verdict falls back to it, and the snapshot.
+    private func report(for reason: EndReason, endedAt: Double) async -> PageReport {
+        var builder = ReportBuilder(url: source.url, session: session, end: reason, endedAt: endedAt)
+        builder.realEnd = virtualClock ? endedAt - clockOffset : nil
+        builder.engine = engineWork
+        builder.verdictDue = session.settleCheckAt
+        builder.verdictLayout = lastLayoutSeconds
+        builder.stoppedNavigations = stoppedNavigations
+        let usable = reason.pageCanAnswer(loadFinished: session.finishedAt != nil)
+        let reading = usable ? await finalReading() : nil
+        builder.metrics = reading?.metrics
+        if let margins = reading?.bodyMargins, margins.count == 2 { builder.bodyMargins = (margins[0], margins[1]) }
+        builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
+        builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [])
+        if builder.verdict().0 == .fallback { builder.text = await pageText() }
+        var report = builder.build()
+        if let snapshotPath {
+            let error = usable || reason == .javascriptDisabled
+                ? await firstOf(within: 10, fallback: "the snapshot did not arrive within 10 s") {
+                    await self.view.snapshot(to: snapshotPath)
+                }
+                : "the page could not be drawn"
+            if let error { report.snapshotError = error } else { report.snapshot = snapshotPath }
+        }
+        note("report: \(report.status.rawValue) \(report.height.map { Pixels.format($0) } ?? "-")")
+        return report
+    }
+
+    /// A final reading with all metrics side by side and the document's mode, within a second.
+    private func finalReading() async -> ProbeReading? {
+        await firstOf(within: Self.stallAfter, fallback: nil) {
+            guard case .success(let json) = await self.view.evaluate(ProbeScript.measureAllCall) else { return nil }
+            return ProbeReading.decode(json)
+        }
+    }
+
+    /// The page's plain text for the fallback estimate: from the input when we have it, else
+    /// from the loaded main resource (within a second).
+    private func pageText() async -> PlainText? {
+        switch source {
+        case .html(let html, _, _):
+            return PlainText(html: html)
+        case .file(let path):
+            if let data = FileManager.default.contents(atPath: path) {
+                return PlainText(html: String(decoding: data, as: UTF8.self))
+            }
+        case .url:
+            break
+        }
+        return await firstOf(within: Self.stallAfter, fallback: nil) {
+            await self.view.mainResourceData().map { PlainText(html: String(decoding: $0, as: UTF8.self)) }
+        }
+    }
+
+    /// Gives the view back to its pool, or retires it: a crashed one, one used for a single
+    /// page, and one whose page may still be spinning (a timeout), whose web process must not
+    /// measure the next page nor outlive us. Returns once the view is back (blank, a few ms).
+    private func giveBack(after reason: EndReason) {
+        if case .crashed = reason { view.retire() }
+        if freshView { view.retire() }
+        if case .timedOut = reason {
+            view.terminateWebProcess()
+            view.retire()
+        }
+        pool.checkin(view, options: options)
+    }
+}

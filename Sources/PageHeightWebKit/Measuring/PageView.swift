@@ -1,0 +1,559 @@
+import CPageHeightShim
+import CWebKit
+import Foundation
+import PageHeightCore
+
+/// What a view's signals told, in order: the load's progress, a failed load, a web process that
+/// ended, and the probe's messages.
+enum ViewEvent: Sendable {
+    enum Load: Sendable { case started, redirected, committed, finished }
+    case load(Load)
+    case loadFailed(uri: String, domain: String, code: Int32, message: String)
+    case processTerminated(LoadOutcome.ProcessEnd)
+    case probeMessage(String)
+}
+
+/// One off-screen web view: a WebKitWebView in a shown GtkOffscreenWindow, with the probe
+/// injected and every result-changing setting set explicitly.
+///
+/// Owns its window (which owns the view) and its content manager; `close()` or deinit
+/// destroys them. Every signal handler carries the view's `Inbox` (released by GLib when the
+/// handler is disconnected), which queues what the signals tell for `next(until:)`: the view
+/// holds the inbox, nothing in the inbox holds the view.
+@GLibActor
+final class PageView {
+    /// The view's signals, queued in order, for one reader at a time.
+    @GLibActor
+    final class Inbox {
+        private var queue: [ViewEvent] = []
+        private var waiter: CheckedContinuation<ViewEvent?, Never>?
+        private var waits = 0
+        /// Set while the view's web process is being replaced on purpose (`renewWebProcess`):
+        /// that termination is not reported.
+        var renewing = false
+        /// Set once the view's web process ended other than by `renewWebProcess`: killed,
+        /// crashed, or out of memory, during a page or while the view waited idle.
+        var processDied = false
+        /// The target of the last navigation action (the page's own, or one it starts).
+        var lastNavigationTarget = ""
+
+        func post(_ event: ViewEvent) {
+            if let waiter {
+                self.waiter = nil
+                waiter.resume(returning: event)
+            } else {
+                queue.append(event)
+            }
+        }
+
+        /// Whether the page loaded since the last `clear()` committed.
+        var committed = false
+
+        /// Forgets what was queued (another page's late signals), before a new page.
+        func clear() {
+            queue.removeAll()
+            committed = false
+        }
+
+        /// The next event if one is queued (no wait).
+        func take() -> ViewEvent? {
+            queue.isEmpty ? nil : queue.removeFirst()
+        }
+
+        /// The next event, or nil when `deadline` (monotonic seconds) passed first or the task
+        /// was cancelled.
+        func next(until deadline: Double? = nil, precise: Bool = false) async -> ViewEvent? {
+            if !queue.isEmpty { return queue.removeFirst() }
+            guard !Task.isCancelled else { return nil }
+            waits += 1
+            let wait = waits
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    waiter = continuation
+                    if let deadline {
+                        Task { @GLibActor in
+                            await GLibClock.sleep(max(0, deadline - GLibClock.now), precise: precise)
+                            self.expire(wait)
+                        }
+                    }
+                }
+            } onCancel: {
+                Task { @GLibActor in self.expire(wait) }
+            }
+        }
+
+        private func expire(_ wait: Int) {
+            guard wait == waits, let waiter else { return }
+            self.waiter = nil
+            waiter.resume(returning: nil)
+        }
+    }
+
+    let inbox = Inbox()
+    /// Pages measured in this view's current web process; the pool renews the process after a
+    /// number of them.
+    var uses = 0
+    /// Whether the view's web process was renewed since its last page.
+    private(set) var renewed = false
+    /// The pid of the view's web process, when known (WebKit's API does not tell it). WebKit
+    /// starts a view's web process during the first load call after the view was made or its
+    /// process renewed, so the one web process of ours that appears during that call is the
+    /// view's. Nil before that load, after a renewal, or when that call started none or several.
+    private(set) var webProcess: Int32?
+    /// Whether the next load starts the view's web process.
+    private var startsWebProcess = true
+    /// False once its web process died (during a page, or killed while the view waited in its
+    /// pool) or it was closed: it must not be reused.
+    var reusable: Bool { open && !inbox.processDied }
+    /// Whether the view can take a next page now: reusable, and its web process, when known,
+    /// still running. WebKit reports a killed web process only once the connection to it
+    /// breaks, which may come after the pool would have handed out the view.
+    var usable: Bool { reusable && webProcess.map(WebProcesses.isRunning) != false }
+    /// False once closed or retired.
+    private var open = true
+    private var window: UnsafeMutablePointer<GtkWidget>?
+    private let view: UnsafeMutablePointer<WebKitWebView>
+    private let manager: UnsafeMutablePointer<WebKitUserContentManager>
+    /// The content filter of the page loaded last (`SubresourceBoundary`), referenced here.
+    private(set) var boundary: OpaquePointer?
+    private let zoom: Double
+    private let cssWidth: Int
+    private let javascript: Bool
+
+    init(context: OpaquePointer, filter: OpaquePointer? = nil, options: MeasureOptions) {
+        manager = webkit_user_content_manager_new()
+        if let filter { webkit_user_content_manager_add_filter(manager, filter) }
+        view = ph_web_view_new(UnsafeMutablePointer(context), manager)
+        zoom = options.zoom
+        cssWidth = options.width
+        javascript = options.javascript
+        g_object_ref_sink(UnsafeMutableRawPointer(view))
+
+        let settings = webkit_web_view_get_settings(view)
+        webkit_settings_set_enable_javascript(settings, options.javascript ? 1 : 0)
+        webkit_settings_set_default_font_size(settings, guint32(options.fontSize))
+        webkit_settings_set_default_monospace_font_size(settings, guint32((Double(options.fontSize) * 13 / 16).rounded()))
+        webkit_settings_set_default_charset(settings, "UTF-8")
+        webkit_settings_set_enable_page_cache(settings, 0)
+        webkit_settings_set_allow_file_access_from_file_urls(settings, 0)
+        webkit_settings_set_allow_universal_access_from_file_urls(settings, 0)
+        webkit_settings_set_javascript_can_open_windows_automatically(settings, 0)
+        webkit_settings_set_enable_smooth_scrolling(settings, 0)
+        webkit_settings_set_media_playback_requires_user_gesture(settings, 1)
+        webkit_settings_set_enable_developer_extras(settings, 0)
+        webkit_settings_set_enable_write_console_messages_to_stdout(settings, 0)
+        // No compositing: layout is the same, and a tall view costs a fraction of the memory
+        // (no layer backing store as tall as the page).
+        webkit_settings_set_hardware_acceleration_policy(settings, WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER)
+        // With no GL driver in the web processes (`DriverlessEGL`), WebGL is off rather than failing
+        // at every request (WebKit's GL layer then writes errors to stderr): `getContext` returns
+        // null either way.
+        if DriverlessEGL.installed { webkit_settings_set_enable_webgl(settings, 0) }
+        // No service workers: a worker one page registers outlives the clear between pages and
+        // would answer the next same-origin page's requests (and a reader app's web view has none).
+        EngineFeature.disable("ServiceWorkers", in: settings)
+        webkit_web_view_set_zoom_level(view, options.zoom)
+        ph_dismiss_dialogs_and_refuse_popups(view)
+        ph_track_requests(view)
+
+        setClock(virtual: options.clock == .virtual)
+        addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
+                  world: ProbeScript.world)
+        if options.offline {
+            addScript(RepeatableRandom.source, frames: WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES)
+        }
+        webkit_user_content_manager_register_script_message_handler_in_world(manager, ProbeScript.messageHandler,
+                                                                             ProbeScript.world)
+
+        // The trampolines run inside the signal on the GLib thread and only queue what they were told.
+        let box = { Unmanaged.passRetained(self.inbox).toOpaque() }
+        let release: GClosureNotify = { data, _ in Unmanaged<Inbox>.fromOpaque(data!).release() }
+        ph_connect_load_changed(view, { view, event, data in
+            let load: ViewEvent.Load? = switch event {
+            case WEBKIT_LOAD_STARTED: .started
+            case WEBKIT_LOAD_REDIRECTED: .redirected
+            case WEBKIT_LOAD_COMMITTED: .committed
+            case WEBKIT_LOAD_FINISHED: .finished
+            default: nil
+            }
+            guard let load else { return }
+            GLibActor.assumeIsolated {
+                let inbox = PageView.inbox(data)
+                // Once the page committed, a new main-frame load is the page navigating away (a
+                // script, a meta refresh, a form): stopped here, inside the signal, as a local
+                // page would commit before the event is read.
+                if load == .started, inbox.committed { webkit_web_view_stop_loading(view) }
+                if load == .committed { inbox.committed = true }
+                inbox.post(.load(load))
+            }
+        }, box(), release)
+        ph_connect_load_failed(view, { _, _, uri, error, data in
+            let domain = error.map { String(cString: g_quark_to_string($0.pointee.domain)) } ?? "unknown"
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            let event = ViewEvent.loadFailed(uri: uri.map { String(cString: $0) } ?? "", domain: domain,
+                                             code: error?.pointee.code ?? 0, message: message)
+            GLibActor.assumeIsolated { PageView.inbox(data).post(event) }
+            return 1 // handled: no error page is loaded
+        }, box(), release)
+        ph_connect_process_terminated(view, { _, reason, data in
+            let end: LoadOutcome.ProcessEnd = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? .exceededMemoryLimit
+                : reason == WEBKIT_WEB_PROCESS_TERMINATED_BY_API ? .terminatedByAPI : .crashed
+            GLibActor.assumeIsolated {
+                let inbox = PageView.inbox(data)
+                if inbox.renewing, end == .terminatedByAPI {
+                    inbox.renewing = false
+                    return
+                }
+                inbox.processDied = true
+                inbox.post(.processTerminated(end))
+            }
+        }, box(), release)
+        ph_connect_navigation_targets(view, { uri, data in
+            let target = uri.map { String(cString: $0) } ?? ""
+            GLibActor.assumeIsolated { PageView.inbox(data).lastNavigationTarget = target }
+        }, box(), release)
+        ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
+            guard let result, let value = webkit_javascript_result_get_js_value(result),
+                  let text = jsc_value_to_string(value) else { return }
+            let message = String(cString: text)
+            g_free(text)
+            GLibActor.assumeIsolated { PageView.inbox(data).post(.probeMessage(message)) }
+        }, box(), release)
+
+        let offscreen = gtk_offscreen_window_new()!
+        window = offscreen
+        offscreen.withMemoryRebound(to: GtkContainer.self, capacity: 1) { container in
+            view.withMemoryRebound(to: GtkWidget.self, capacity: 1) { gtk_container_add(container, $0) }
+        }
+        setViewportHeight(Double(options.height))
+        gtk_widget_show_all(offscreen)
+        ph_window_skip_drawing(offscreen) // shown for WebKit, never looked at (once realized)
+    }
+
+    /// The inbox a signal handler was connected with.
+    private static func inbox(_ data: UnsafeMutableRawPointer?) -> Inbox {
+        Unmanaged<Inbox>.fromOpaque(data!).takeUnretainedValue()
+    }
+
+    isolated deinit {
+        close()
+        if let hooks { webkit_user_script_unref(hooks.script) }
+        g_object_unref(UnsafeMutableRawPointer(view))
+        g_object_unref(UnsafeMutableRawPointer(manager))
+    }
+
+    /// Replaces the page with an empty document of its own at a viewport `height` CSS px tall,
+    /// so that nothing of the page reaches the next one: a navigation its scripts start after
+    /// its verdict, a load event still on its way, the view height fit mode gave it. Without
+    /// this a batch could hand one page's load events, and so its height, to the next page, or
+    /// lay the next page out in a viewport still as tall as the last (a 100vh page then
+    /// measures that). True once the view has finished loading and the document itself
+    /// says it is that blank page, complete, with that viewport: the view's URI changes as soon
+    /// as a load is asked for and a resize takes 20-40 ms, so only the page can tell, and the
+    /// title is new each time, so that a page that failed to load (still the initial
+    /// about:blank) cannot pass for it. False if that did not happen within a second,
+    /// or the view cannot run JavaScript: then the view must not be reused.
+    func blank(height: Double) async -> Bool {
+        guard javascript, reusable else { return false }
+        Self.blanks += 1
+        let title = "pageheight-blank-\(Self.blanks)"
+        let prefix = "\(title) complete "
+        let expected = prefix + "\(Int(expectedInnerHeight(for: height)))"
+        let deadline = GLibClock.now + 1
+        inbox.clear()
+        setViewportHeight(height)
+        noteWebProcess { webkit_web_view_load_uri(view, "data:text/html,%3Ctitle%3E\(title)%3C%2Ftitle%3E") }
+        var finished = false
+        while GLibClock.now < deadline {
+            if !finished {
+                switch await inbox.next(until: deadline) {
+                case nil: return false
+                case .load(.finished)?: finished = true
+                case .processTerminated?: return false // and the view is no longer reusable
+                default: continue
+                }
+            }
+            let result = await firstOf(within: max(0, deadline - GLibClock.now), fallback: .failure(JavaScriptError(message: "no answer"))) {
+                await self.evaluate("document.title + ' ' + document.readyState + ' ' + window.innerHeight")
+            }
+            guard case .success(let text) = result, text.hasPrefix(prefix) else {
+                finished = false // not the blank page yet: wait for its load to finish
+                continue
+            }
+            // The blank document's own load-finished comes before this answer (the web
+            // process reports a load complete before it runs the next script).
+            if text == expected && webkit_web_view_is_loading(view) == 0 { return true }
+            await GLibClock.sleep(0.01) // still resizing, or still loading
+        }
+        return false
+    }
+
+    /// Runs `load`; when it starts the view's web process, notes that process's pid.
+    private func noteWebProcess(_ load: () -> Void) {
+        guard startsWebProcess else { return load() }
+        startsWebProcess = false
+        let before = Set(WebProcesses.children())
+        load()
+        let started = Set(WebProcesses.children()).subtracting(before)
+        webProcess = started.count == 1 ? started.first : nil
+    }
+
+    /// Blank pages loaded so far (their titles tell them apart).
+    private static var blanks = 0
+
+    /// Kills the view's web process (a page stuck in a busy loop keeps spinning otherwise).
+    func terminateWebProcess() {
+        webkit_web_view_terminate_web_process(view)
+    }
+
+    /// Replaces the view's web process with a new one, which the next load starts: the view
+    /// keeps its widgets, settings and scripts, the page's engine memory goes with the old
+    /// process. Cheaper than a new view, whose GTK and WebKit UI-side objects are not all freed
+    /// when it is destroyed (a batch's memory grew with every view it replaced).
+    func renewWebProcess() {
+        inbox.renewing = true
+        webkit_web_view_terminate_web_process(view)
+        uses = 0
+        renewed = true
+        webProcess = nil
+        startsWebProcess = true
+    }
+
+    /// Marks the view as not to be reused (its web process died).
+    func retire() {
+        open = false
+    }
+
+    /// The URI the view is loading or showing.
+    var uri: String {
+        webkit_web_view_get_uri(view).map { String(cString: $0) } ?? ""
+    }
+
+    /// The main resource's HTTP status and reason (nil for file:, data: and about: pages).
+    var httpStatus: (code: Int, reason: String)? {
+        guard let resource = webkit_web_view_get_main_resource(view),
+              let response = webkit_web_resource_get_response(resource) else { return nil }
+        let code = Int(webkit_uri_response_get_status_code(response))
+        guard code > 0 else { return nil }
+        let reason = webkit_uri_response_get_http_headers(response) == nil ? "" : HTTPReason.phrase(code)
+        return (code, reason)
+    }
+
+    func stopLoading() {
+        webkit_web_view_stop_loading(view)
+    }
+
+    /// The page world's hooks in place, and whether they are the virtual clock's.
+    private var hooks: (script: OpaquePointer, virtual: Bool)?
+
+    /// Puts the hooks of the real clock (today's: the top frame's timers and requests) or of the
+    /// virtual clock (every frame's time as well) in place for the next load.
+    func setClock(virtual: Bool) {
+        guard hooks?.virtual != virtual else { return }
+        if let hooks {
+            webkit_user_content_manager_remove_script(manager, hooks.script)
+            webkit_user_script_unref(hooks.script)
+        }
+        let frames = virtual ? WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES : WEBKIT_USER_CONTENT_INJECT_TOP_FRAME
+        let script = webkit_user_script_new(ProbeScript.hooks(virtualClock: virtual), frames,
+                                            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)!
+        webkit_user_content_manager_add_script(manager, script)
+        hooks = (script, virtual)
+    }
+
+    /// Runs `source` at document start in the chosen frames of every page this view loads, in
+    /// the page's own script world or in the named one.
+    private func addScript(_ source: String, frames: WebKitUserContentInjectedFrames, world: String? = nil) {
+        let script = world.map {
+            webkit_user_script_new_for_world(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, $0, nil, nil)
+        } ?? webkit_user_script_new(source, frames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+        webkit_user_content_manager_add_script(manager, script)
+        webkit_user_script_unref(script)
+    }
+
+    /// Stops loading, disconnects the handlers and destroys the window.
+    func close() {
+        open = false
+        guard let window else { return }
+        self.window = nil
+        webkit_web_view_stop_loading(view)
+        webkit_user_content_manager_unregister_script_message_handler_in_world(manager, ProbeScript.messageHandler,
+                                                                               ProbeScript.world)
+        disconnectAll(UnsafeMutableRawPointer(view))
+        disconnectAll(UnsafeMutableRawPointer(manager))
+        gtk_widget_destroy(window)
+        if let boundary {
+            webkit_user_content_filter_unref(boundary)
+            self.boundary = nil
+        }
+        // A view's page, surfaces and buffers are freed now: give the pages back, so a long
+        // batch's RSS does not keep every high-water mark of the views it retired.
+        malloc_trim(0)
+    }
+
+    private func disconnectAll(_ instance: UnsafeMutableRawPointer) {
+        // Every handler we connected carries the inbox as its data; GLib releases each reference.
+        let data = Unmanaged.passUnretained(inbox).toOpaque()
+        g_signal_handlers_disconnect_matched(instance, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, data)
+    }
+
+    /// Sets the viewport height in CSS px (the view is `height * zoom` device px tall).
+    /// Takes effect asynchronously: `innerHeight` follows 20-40 ms later.
+    func setViewportHeight(_ height: Double) {
+        let deviceWidth = gint((Double(cssWidth) * zoom).rounded())
+        let deviceHeight = gint(max(1, (height * zoom).rounded()))
+        view.withMemoryRebound(to: GtkWidget.self, capacity: 1) {
+            gtk_widget_set_size_request($0, deviceWidth, deviceHeight)
+        }
+        if let window {
+            window.withMemoryRebound(to: GtkWindow.self, capacity: 1) { gtk_window_resize($0, deviceWidth, deviceHeight) }
+        }
+    }
+
+    /// The CSS height `innerHeight` will read once a viewport of `height` CSS px took effect.
+    func expectedInnerHeight(for height: Double) -> Double {
+        (max(1, (height * zoom).rounded()) / zoom).rounded(.down)
+    }
+
+    /// Makes `boundary` the content filter that keeps the next page inside what it may load (in
+    /// place of the previous page's); returns whether it changed. A change reaches the web
+    /// process later: load a blank page (`blank`) before the page that needs it.
+    func adopt(_ boundary: OpaquePointer) -> Bool {
+        guard boundary != self.boundary else { return false }
+        if let current = self.boundary {
+            webkit_user_content_manager_remove_filter(manager, current)
+            webkit_user_content_filter_unref(current)
+        }
+        webkit_user_content_manager_add_filter(manager, boundary)
+        webkit_user_content_filter_ref(boundary)
+        self.boundary = boundary
+        return true
+    }
+
+    func load(_ source: PageSource) {
+        renewed = false
+        ph_clear_failed_resources(view)
+        noteWebProcess { start(source) }
+    }
+
+    private func start(_ source: PageSource) {
+        switch source {
+        case .url(let url):
+            webkit_web_view_load_uri(view, url)
+        case .file(let path):
+            let uri = URL(fileURLWithPath: path).absoluteString
+            // GIO sniffs a local file's type from its content: an .html page that declares the
+            // XHTML namespace would be parsed as XML (and stop at its first error). A browser
+            // and a reader app take .html as text/html: load its bytes as such.
+            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+            if ext == "html" || ext == "htm", let data = FileManager.default.contents(atPath: path), data.isEmpty {
+                webkit_web_view_load_html(view, "", uri) // load_bytes refuses empty bytes
+            } else if ext == "html" || ext == "htm", let data = FileManager.default.contents(atPath: path) {
+                let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+                webkit_web_view_load_bytes(view, bytes, "text/html", nil, uri)
+                g_bytes_unref(bytes)
+            } else {
+                webkit_web_view_load_uri(view, uri)
+            }
+        case .html(let html, let base, _):
+            webkit_web_view_load_html(view, html, base)
+        }
+    }
+
+    /// Evaluates `script` in the probe's world; the result is a string as its text, any other
+    /// value as JSON, or an error text.
+    func evaluate(_ script: String) async -> Result<String, JavaScriptError> {
+        typealias Bridge = CallbackBridge<Result<String, JavaScriptError>>
+        return await Bridge.await(cancelled: .failure(JavaScriptError(message: "cancelled"))) { context in
+            ph_evaluate(view, script, ProbeScript.world, nil, { json, error, data in
+                let result: Result<String, JavaScriptError> = json.map { .success(String(cString: $0)) }
+                    ?? .failure(JavaScriptError(message: error.map { String(cString: $0) } ?? "no result"))
+                Bridge.resume(data, with: result)
+            }, context)
+        }
+    }
+
+    /// The subresources of the page loaded last that failed so far (the first 50), and how many
+    /// failed.
+    var failedResources: (listed: [FailedResource], total: Int) {
+        var listed: [FailedResource] = []
+        var uri: UnsafePointer<CChar>?, reason: UnsafePointer<CChar>?
+        while ph_failed_resource(view, Int32(listed.count), &uri, &reason) != 0, let uri, let reason {
+            listed.append(FailedResource(url: String(cString: uri), reason: String(cString: reason)))
+        }
+        return (listed, Int(ph_failed_resources_total(view)))
+    }
+
+    /// The view's requests (of any frame, any kind) that started and have not finished.
+    var requestsInFlight: Int { Int(ph_requests_in_flight(view)) }
+
+    /// Writes a full-document PNG of the current state to `path`; nil, or what went wrong.
+    func snapshot(to path: String) async -> String? {
+        await CallbackBridge<String?>.await(cancelled: "cancelled") { context in
+            ph_snapshot_png(view, path, nil, { error, data in
+                CallbackBridge<String?>.resume(data, with: error.map { String(cString: $0) })
+            }, context)
+        }
+    }
+
+    /// Forgets what pages stored in this view's own data store (cookies, local and session
+    /// storage, databases, service workers), so that the next page starts as the first did.
+    /// False if WebKit could not: then the view must not be reused.
+    func forgetWebsiteData() async -> Bool {
+        await CallbackBridge<Bool>.await(cancelled: false) { context in
+            ph_web_view_clear_website_data(view, { error, data in
+                CallbackBridge<Bool>.resume(data, with: error == nil)
+            }, context)
+        }
+    }
+
+    /// The bytes of the main resource as loaded (for the text-length fallback).
+    func mainResourceData() async -> Data? {
+        await CallbackBridge<Data?>.await(cancelled: nil) { context in
+            ph_main_resource_data(view, nil, { bytes, length, _, data in
+                CallbackBridge<Data?>.resume(data, with: bytes.map { Data(bytes: $0, count: Int(length)) })
+            }, context)
+        }
+    }
+}
+
+/// A failed JavaScript evaluation, as WebKit described it.
+struct JavaScriptError: Error {
+    var message: String
+}
+
+/// Reason phrases for the HTTP statuses a page load most often ends with.
+enum HTTPReason {
+    static func phrase(_ code: Int) -> String {
+        switch code {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 410: "Gone"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: code >= 500 ? "Server Error" : "Client Error"
+        }
+    }
+}
+
+/// WebKit's named runtime features (`WebKitFeature`), switched per view.
+enum EngineFeature {
+    /// Turns the feature called `identifier` off in `settings`; a precondition that it exists, so a
+    /// WebKit that renames it fails loudly instead of leaving it on.
+    static func disable(_ identifier: String, in settings: UnsafeMutablePointer<WebKitSettings>?) {
+        let features = webkit_settings_get_all_features()
+        defer { webkit_feature_list_unref(features) }
+        for index in 0..<webkit_feature_list_get_length(features) {
+            guard let feature = webkit_feature_list_get(features, index),
+                  String(cString: webkit_feature_get_identifier(feature)) == identifier else { continue }
+            webkit_settings_set_feature_enabled(settings, feature, 0)
+            return
+        }
+        preconditionFailure("WebKit has no feature \(identifier)")
+    }
+}

@@ -1,0 +1,94 @@
+import PageHeightCore
+
+/// The in-page probe: two scripts injected at document start, their code in `Probe/probe.js` and
+/// `Probe/hooks.js` (compiled into the binary), each prefixed with a prologue of its parameters.
+///
+/// The probe itself runs in a script world of its own (`world`), in the top frame, which page
+/// scripts cannot reach: only there is the `pageheight` message handler registered, and only
+/// there is `window.__pageheight` defined. A page can therefore neither send the engine readings
+/// of its own making nor flood its handler. The probe reports every change of the measured metric
+/// to native code, with its cause (read at the next animation frame, so it forces no layout of its
+/// own), and what is still pending (document loading, images, fonts, fetch/XHR, one-shot
+/// timers, finite animations). It exposes `window.__pageheight.measure(all)` (the value, pending
+/// work, innerHeight, the page's clock, and with `all` every metric) for native polls, evaluated
+/// in its world, and `clock()` and `advance(to)` for the virtual clock.
+///
+/// Timers and requests are the page's own calls, which only its world sees: `hooks` wraps
+/// `setTimeout`, `clearTimeout`, `fetch` and `XMLHttpRequest` there and tells the probe what is
+/// outstanding through a `pageheight-probe-state` event on `window` (DOM events reach every
+/// world) whose detail is JSON text. A page could send that event itself: all it could do so is
+/// claim pending work, which it could as well create, or misstate its own clock, which only
+/// misleads the jumps of its own measurement; the timeout bounds either.
+///
+/// With the virtual clock (`hooks(virtualClock: true)`, in every frame) the hooks also replace
+/// the page's view of time: real time plus the jumps the probe asked for through a
+/// `pageheight-clock` event (see `hooks.js`). A page could send that event itself: all it could do
+/// so is move its own clock forward, which it could as well do by waiting. The probe's own world
+/// keeps the real `performance.now()`.
+///
+/// Messages and `measure()` results are JSON text: `{"value": Number, "cause": String,
+/// "pending": {...}, "innerHeight": Number, "clock": {...}, "metrics": {...}}`; timer due times
+/// are seconds from the page's now; the clock is `{"now": ms, "offset": ms, "next": ms or null}`
+/// in the page's time (milliseconds on its `performance.now()` scale, jumps included), `next` the
+/// earliest due timer of any kind (null on the real clock, or with none).
+enum ProbeScript {
+    static let messageHandler = "pageheight"
+    /// The script world the probe runs in.
+    static let world = "pageheight"
+    /// The event the page world's hooks tell the probe by.
+    static let stateEvent = "pageheight-probe-state"
+    /// The event the probe asks the page world's virtual clock to jump by.
+    static let clockEvent = "pageheight-clock"
+
+    /// The probe, for the probe's own world.
+    static func source(metric: HeightMetric) -> String {
+        "(function(){const METRIC=\"\(metric.rawValue)\";const STATE_EVENT=\"\(stateEvent)\";"
+            + "const CLOCK_EVENT=\"\(clockEvent)\";\n" + body + "\n})();"
+    }
+
+    /// The hooks, for the page's world: today's timers and requests on the real clock, or the
+    /// virtual clock as well (then for every frame).
+    static func hooks(virtualClock: Bool) -> String {
+        "(function(){const STATE_EVENT=\"\(stateEvent)\";const CLOCK_EVENT=\"\(clockEvent)\";"
+            + "const VIRTUAL_CLOCK=\(virtualClock);\n" + hooksBody + "\n})();"
+    }
+
+    /// The page's clock as JSON text (`PageClock`).
+    static let clockCall = "window.__pageheight ? window.__pageheight.clock() : 'null'"
+
+    /// Jumps the page's virtual clock to `toMs` (the page's time, ms) if that is ahead, and gives
+    /// the clock after it as JSON text (`PageClock`). On the real clock it only reads the clock.
+    static func advanceCall(toMs: Double) -> String {
+        precondition(toMs.isFinite, "a jump to \(toMs)")
+        return "window.__pageheight ? window.__pageheight.advance(\(toMs)) : 'null'"
+    }
+
+    /// Jumps the page's virtual clock `ms` ahead of its time now, in the same evaluation (no time
+    /// passes between reading the clock and jumping); the clock after it as JSON text.
+    static func advanceByCall(ms: Double) -> String {
+        precondition(ms.isFinite, "a jump by \(ms)")
+        return "window.__pageheight ? window.__pageheight.advance(JSON.parse(window.__pageheight.clock()).now + \(ms)) : 'null'"
+    }
+
+    /// The expression native polls evaluate: the reading as JSON text.
+    static let measureCall = "window.__pageheight ? window.__pageheight.measure(false) : 'null'"
+
+    /// Notes every element's height before fit mode changes the view's height.
+    static let markViewCall = "window.__pageheight ? window.__pageheight.markView() : 'null'"
+
+    /// The elements whose height changed with the view since `markViewCall`, as a JSON array.
+    static func viewCulpritsCall(threshold: Double) -> String {
+        "window.__pageheight ? window.__pageheight.viewCulprits(\(threshold)) : '[]'"
+    }
+
+    /// The same with every metric, for the report's side-by-side `metrics`.
+    static let measureAllCall = "window.__pageheight ? window.__pageheight.measure(true) : 'null'"
+
+    /// The probe's code (`Probe/probe.js`): the body of a function that expects `METRIC`,
+    /// `STATE_EVENT` and `CLOCK_EVENT` from the prologue `source(metric:)` puts before it.
+    private static let body = String(decoding: PackageResources.probe_js, as: UTF8.self)
+
+    /// The hooks' code (`Probe/hooks.js`): the body of a function that expects `STATE_EVENT`,
+    /// `CLOCK_EVENT` and `VIRTUAL_CLOCK` from the prologue `hooks(virtualClock:)` puts before it.
+    private static let hooksBody = String(decoding: PackageResources.hooks_js, as: UTF8.self)
+}

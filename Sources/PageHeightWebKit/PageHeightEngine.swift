@@ -1,0 +1,217 @@
+import CPageHeightShim
+import CWebKit
+import Foundation
+import Synchronization
+import PageHeightCore
+
+/// The measuring engine: one GLib thread with GTK and WebKit, a web context (of ephemeral views) per
+/// network mode (online, `--offline=refuse`, `--offline=block`), and, when `DISPLAY` is unset, an
+/// Xvfb of its own.
+///
+/// Start it once per process with `PageHeightEngine.shared(fonts:)`; `measure` may be called from
+/// any task, and each call gets a fresh view.
+public final class PageHeightEngine: @unchecked Sendable {
+    let thread: GLibThread
+    let pools = EnginePools()
+    /// The fonts every page is rendered with: one configuration for the process and its web
+    /// processes, chosen when the engine starts.
+    public let fonts: FontChoice
+    /// What the reports record about `fonts`, worked out once at the start.
+    public let fontSet: FontSet
+
+    private static let instance = Mutex<PageHeightEngine?>(nil)
+    /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
+    static let garbageBudget = 8 << 20
+
+    /// The process's engine, started on first use (display, GTK, web context) with `fonts`
+    /// (pinned by default). Asking again for other fonts than the running engine's is an error:
+    /// fontconfig reads its configuration once per process.
+    public static func shared(fonts: FontChoice = FontChoice()) throws -> PageHeightEngine {
+        try instance.withLock { instance in
+            if let instance {
+                guard instance.fonts == fonts else {
+                    throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
+                        + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
+                }
+                return instance
+            }
+            let engine = try PageHeightEngine(fonts: fonts)
+            instance = engine
+            return engine
+        }
+    }
+
+    private init(fonts: FontChoice) throws {
+        self.fonts = fonts
+        let resolvedFonts = try FontConfiguration.resolve(fonts)
+        fontSet = resolvedFonts.set
+        setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
+        setenv("NO_AT_BRIDGE", "1", 1)
+        setenv("GSETTINGS_BACKEND", "memory", 1)
+        // GDK paints the off-screen windows into image surfaces in this process, not into X
+        // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
+        // Xvfb.
+        setenv("GDK_RENDERING", "image", 0)
+        // Web processes (started later, with this environment) collect JavaScript garbage after
+        // every 8 MB allocated, however large the heap, where JavaScriptCore's own budget is
+        // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
+        // again without end (`readability/ehow-2`, `Pages/error-loop.html`) otherwise piles up
+        // garbage many times its live heap between collections. A live heap above the budget is
+        // legal (`Pages/large-heap.html`); a script that builds a million objects at once runs a
+        // little longer.
+        setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
+        // GLib and WebKit start a score of threads; one malloc arena each would keep memory
+        // that another thread freed out of reach. Two arenas serve this process.
+        mallopt(M_ARENA_MAX, 2)
+        thread = try GLibThread {
+            // This thread hears every page's load events and takes every settle reading. With more
+            // jobs than cores it waited behind the web processes for a core, and that wait is
+            // pageheight's overhead. Nice -10 puts it first; the processes it starts (web, network,
+            // Xvfb) begin at nice 0. Without CAP_SYS_NICE (not root) the thread keeps its priority.
+            _ = ph_prioritize_thread(-10)
+            GLibLog.install()
+            let directory = try PrivateDirectory.path()
+            // Xvfb and the bus start while the fonts are set up.
+            let display = VirtualDisplay.begin()
+            let bus = SessionBus.begin(in: directory)
+            try FontConfiguration.install(resolvedFonts, in: directory)
+            try display()
+            bus()
+            // Pages are drawn in software (hardware acceleration off), so this process never
+            // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
+            // its LLVM, whose relocations no process can give back. With that renderer off, an EGL
+            // that finds no driver is tolerated here, and the start is shorter. The web processes,
+            // started later, abort without an EGL display: they get ours, which has no driver.
+            setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
+            ph_ui_process_without_egl()
+            DriverlessEGL.install(describingIn: directory)
+            guard gtk_init_check(nil, nil) != 0 else {
+                throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
+            }
+            ph_on_display_lost { DisplayLoss.report() }
+        }
+    }
+
+    /// The kernel's id of the engine's thread (its entry under /proc/self/task).
+    var threadID: Int32 { thread.kernelID }
+
+    /// Measures one page; never throws: a page that cannot be measured is a report with a status.
+    /// - Parameters:
+    ///   - snapshot: where to write a full-document PNG of the final state.
+    ///   - freshView: measure in a new view with a new web process, not one reused from an
+    ///     earlier page (for `--repeat`: runs that share nothing).
+    ///   - upcoming: the page most likely measured next with these options (a batch's next
+    ///     entry): a view is made ready for it (its content filter compiled and adopted, a blank
+    ///     page shown) while this one is measured.
+    ///   - log: timestamped steps (the CLI's `--verbose`), called on the engine's thread.
+    public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
+                        freshView: Bool = false, upcoming: PageSource? = nil,
+                        log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
+        var report: PageReport
+        if let asked = options.fonts, asked != fonts {
+            let problem = EngineError.fontsUnavailable("this measurement asks for \(asked.mode.rawValue) fonts and "
+                + "\(asked.directories.count) font directories; the engine renders with \(fonts.mode.rawValue) fonts and "
+                + "\(fonts.directories.count) (one font configuration per process)")
+            report = ReportBuilder.inputError(url: page.url, message: "\(problem)", options: options)
+        } else {
+            report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView,
+                                        upcoming: upcoming, log: log, pools: pools)
+        }
+        report.options.fonts = fonts
+        report.fonts = fontSet
+        return report
+    }
+
+    @GLibActor
+    private static func measure(_ page: PageSource, options: MeasureOptions, snapshot: String?, freshView: Bool,
+                                upcoming: PageSource?, log: @escaping @Sendable (String) -> Void, pools: EnginePools) async -> PageReport {
+        let pool: ViewPool
+        let boundary: OpaquePointer
+        do {
+            pool = try pools.pool(for: options)
+            boundary = try BoundaryFilters.filter(for: page, options: options)
+        } catch {
+            let session = MeasurementSession(options: options)
+            return ReportBuilder(url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build()
+        }
+        let view = await pool.checkout(options, boundary: boundary, fresh: freshView)
+        if let upcoming {
+            // Once this page's load has started: the filter's compilation holds the main context.
+            Task { @GLibActor in
+                guard let next = try? BoundaryFilters.filter(for: upcoming, options: options) else { return }
+                pool.prepare(next, options: options)
+            }
+        }
+        let driver = MeasurementDriver(pool: pool, view: view, source: page, boundary: boundary, options: options,
+                                       snapshotPath: snapshot, freshView: freshView, log: log)
+        return await driver.run()
+    }
+
+    /// What to say when the display goes away (our Xvfb killed, the X server gone): GTK cannot go
+    /// on without it, so the process then exits with 70 right after `body` ran (on the engine's
+    /// thread) and the engine's files are removed.
+    public static func onDisplayLost(_ body: @escaping @Sendable () -> Void) {
+        DisplayLoss.set(body)
+    }
+
+    /// Removes the files the engine made (its private directory). A process that ends through
+    /// `exit` or by returning from `main` need not call it: an `atexit` hook does. Call it before
+    /// `_exit` (which runs no hooks; the CLI uses it so that exit handlers do not race with the
+    /// engine's thread). A run killed before either is swept up by the next one.
+    public static func removeFiles() {
+        PrivateDirectory.remove()
+    }
+}
+
+/// The message for a lost display (`PageHeightEngine.onDisplayLost`).
+private enum DisplayLoss {
+    private static let body = Mutex<(@Sendable () -> Void)?>(nil)
+
+    static func set(_ new: @escaping @Sendable () -> Void) {
+        body.withLock { $0 = new }
+    }
+
+    static func report() {
+        if let body = body.withLock({ $0 }) {
+            body()
+        } else {
+            FileHandle.standardError.write(Data("Error: the display went away (\(ProcessInfo.processInfo.environment["DISPLAY"] ?? "")); the engine cannot go on\n".utf8))
+        }
+        PrivateDirectory.remove()
+    }
+}
+
+/// One view pool (and web context) per network mode, made on first use.
+@GLibActor
+final class EnginePools {
+    private var pools: [String: ViewPool] = [:]
+    private var refusingPort: RefusingPort?
+
+    nonisolated init() {}
+
+    /// The pool for the network mode of `options`. Offline, the context sends every request for
+    /// anything but loopback to a refusing proxy; in block mode its views also carry the
+    /// content filter that stops those requests before they are sent (the proxy stays, for what
+    /// the filter does not see). 
+    func pool(for options: MeasureOptions) throws -> ViewPool {
+        let mode = options.offline ? options.offlineMode.rawValue : "online"
+        if let pool = pools[mode] { return pool }
+        let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
+        if let pool = pools[mode] { return pool } // made by a page that asked while the filter compiled
+        // A page that allocates without end gets its web process killed at 2 GB (checked
+        // every second): `crashed`, "exceeded its memory limit", and the batch goes on.
+        let context = ph_web_context_new(2048, 1.0, try PrivateDirectory.path())!
+        // WebKit's default model: the document-viewer one changed some pages' layout.
+        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
+        webkit_web_context_set_spell_checking_enabled(context, 0)
+        if options.offline {
+            let port = try refusingPort ?? RefusingPort()
+            refusingPort = port
+            ph_web_context_route_through_proxy(context, port.proxyURI)
+        }
+        MemoryWatchdog.shared.start()
+        let pool = ViewPool(context: OpaquePointer(context), filter: filter)
+        pools[mode] = pool
+        return pool
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import PageHeightBatch
+import PageHeightCore
+
+/// The command line of `pageheight [options] <page>...`, parsed from `[String]` (pure) and
+/// then validated; running it is the executable's job.
+struct CommandLineArguments: Equatable, Sendable {
+    /// `pageheight <page>...` measures pages; `pageheight batch <list>` measures a list.
+    enum Command: Equatable, Sendable { case measure, batch }
+
+    var command = Command.measure
+    var options = MeasureOptions()
+    var pages: [String] = []
+    var json = false
+    var verbose = false
+    var snapshot: String?
+    /// `--template FILE` (or `default`): every page is an article fragment put into it.
+    var template: String?
+    var help = false
+    var version = false
+    // batch only
+    var jobs: Int?
+    var out: String?
+    var resume = false
+    var retries = 0
+    var shard: Shard?
+    var progress = true
+    /// `--progress`: a progress line also when stderr is not a terminal (every 10 s).
+    var forceProgress = false
+
+    init() {}
+
+    /// Parses `arguments` (without the program name). Accepts `--name value` and `--name=value`;
+    /// `--` ends the options.
+    static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineArguments {
+        var result = CommandLineArguments()
+        var arguments = arguments
+        if arguments.first == "batch" {
+            result.command = .batch
+            arguments.removeFirst()
+        }
+        try ArgumentScanner.scan(arguments, operand: { result.pages.append($0) }) { given throws(UsageError) in
+            switch given.name {
+            case "-h", "--help": try given.flag(); result.help = true
+            case "--version": try given.flag(); result.version = true
+            case "--json": try given.flag(); result.json = true
+            case "-v", "--verbose": try given.flag(); result.verbose = true
+            case "--snapshot": result.snapshot = try given.value()
+            case "--jobs", "-j": result.jobs = try given.integer()
+            case "--out", "-o": result.out = try given.value()
+            case "--resume": try given.flag(); result.resume = true
+            case "--retries": result.retries = try given.integer()
+            case "--template": result.template = try given.value()
+            case "--no-progress": try given.flag(); result.progress = false
+            case "--progress": try given.flag(); result.forceProgress = true
+            case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
+            case "--shard":
+                let text = try given.value()
+                guard let shard = Shard(parsing: text) else {
+                    throw UsageError("'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\(text)'")
+                }
+                result.shard = shard
+            default:
+                guard let option = MeasuringOption.named(given.name) else { throw UsageError("unknown option '\(given.name)'") }
+                try option.read(&given, &result.options)
+            }
+            if result.command == .measure, Self.batchOptions.contains(given.name) {
+                throw UsageError("'\(given.name)' is an option of 'pageheight batch'")
+            }
+        }
+        return result
+    }
+
+    private static let batchOptions: Set = ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--progress", "--shard"]
+
+    /// Checks ranges and combinations that parsing alone cannot.
+    func validate() throws(UsageError) {
+        if help || version { return }
+        if command == .batch {
+            guard pages.count == 1 else {
+                throw UsageError(pages.isEmpty ? "missing list (a file of pages, a directory, or - for stdin)"
+                    : "'pageheight batch' takes one list, got \(pages.count)")
+            }
+            if resume && out == nil { throw UsageError("'--resume' needs '--out FILE' (the output to continue)") }
+            if snapshot != nil { throw UsageError("'--snapshot' takes one page; it is not an option of 'pageheight batch'") }
+            if let jobs { try checkRange(jobs, "--jobs", 1...64) }
+            try checkRange(retries, "--retries", 0...10)
+        }
+        guard !pages.isEmpty else { throw UsageError("missing page (a file, a URL, or - for stdin)") }
+        try MeasuringOption.validate(options)
+        for directory in options.fonts?.directories ?? [] { try FontChoice.checkDirectory(directory) }
+        if pages.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input ('-') can be read only once") }
+        if let snapshot {
+            guard pages.count == 1 else { throw UsageError("'--snapshot' takes one page, got \(pages.count)") }
+            let directory = URL(fileURLWithPath: snapshot).deletingLastPathComponent().path
+            guard isDirectory(directory) else {
+                throw UsageError("'--snapshot': no such directory: \(directory)")
+            }
+        }
+    }
+}
+
