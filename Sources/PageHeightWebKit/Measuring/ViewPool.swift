@@ -65,14 +65,12 @@ final class ViewPool {
         let key = Self.key(options)
         measuring += 1
         shelves[key, default: Shelf()].measuring += 1
-        while !fresh, var shelf = shelves[key] {
+        while !fresh, shelves[key] != nil {
             // A ready view whose web process was killed or crashed while it waited.
-            for dead in shelf.idle.filter({ !$0.usable }) {
-                shelf.idle.removeAll { $0 === dead }
-                shelves[key] = shelf
-                close(dead, key: key)
-                shelf = shelves[key]!
-            }
+            let dead = shelves[key]!.idle.filter { !$0.usable }
+            shelves[key]!.idle.removeAll { view in dead.contains { $0 === view } }
+            dead.forEach { close($0, key: key) }
+            let shelf = shelves[key]!
             if let index = shelf.idle.lastIndex(where: { $0.boundary == boundary })
                 ?? (shelf.readying.contains(boundary) ? nil : shelf.idle.indices.last) {
                 return shelves[key]!.idle.remove(at: index)
