@@ -28,9 +28,12 @@ public struct Baseline: Sendable, Equatable, Codable {
     /// Bumped when the format changes incompatibly.
     public var version = 1
     public var cases: [Entry]
+    /// What the last `--update` measured with (absent in baselines recorded before it was kept).
+    public var measuredWith: MeasuredWith?
 
-    public init(cases: [Entry] = []) {
+    public init(cases: [Entry] = [], measuredWith: MeasuredWith? = nil) {
         self.cases = cases.sorted { $0.testCase < $1.testCase }
+        self.measuredWith = measuredWith
     }
 
     public func entry(for testCase: RegressionCase) -> Entry? {
@@ -42,14 +45,14 @@ public struct Baseline: Sendable, Equatable, Codable {
     public func merging(_ entries: [Entry]) -> Baseline {
         var byCase = Dictionary(cases.map { ($0.testCase, $0) }, uniquingKeysWith: { _, last in last })
         for entry in entries { byCase[entry.testCase] = entry }
-        return Baseline(cases: Array(byCase.values))
+        return Baseline(cases: Array(byCase.values), measuredWith: measuredWith)
     }
 
     /// The file's text: pretty JSON with sorted keys and a final newline.
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Baseline(cases: cases))) ?? Data("{}".utf8)
+        let data = (try? encoder.encode(Baseline(cases: cases, measuredWith: measuredWith))) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
@@ -60,7 +63,7 @@ public struct Baseline: Sendable, Equatable, Codable {
         do {
             let baseline = try JSONDecoder().decode(Baseline.self, from: data)
             guard baseline.version == 1 else { throw BaselineError(path, "unknown version \(baseline.version) (this pageheight writes 1)") }
-            return Baseline(cases: baseline.cases)
+            return Baseline(cases: baseline.cases, measuredWith: baseline.measuredWith)
         } catch let error as BaselineError {
             throw error
         } catch {

@@ -29,7 +29,7 @@ extension Baseline {
     /// This baseline without `entries`.
     public func removing(_ entries: [Entry]) -> Baseline {
         let gone = Set(entries.map(\.testCase))
-        return Baseline(cases: cases.filter { !gone.contains($0.testCase) })
+        return Baseline(cases: cases.filter { !gone.contains($0.testCase) }, measuredWith: measuredWith)
     }
 
     /// `stale baseline entries (their page is no longer in the suite): a.html (2 cases), b.html`.

@@ -92,6 +92,15 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
+    /// The WebKitGTK library this process runs, `major.minor.micro`: asks the library, not
+    /// the headers it was built with.
+    public static var webKitGTKVersion: String {
+        "\(webkit_get_major_version()).\(webkit_get_minor_version()).\(webkit_get_micro_version())"
+    }
+
+    /// What this engine's heights depend on besides the pages, as a baseline records it.
+    public var measuredWith: MeasuredWith { MeasuredWith(webKitGTK: Self.webKitGTKVersion, fonts: fontSet) }
+
     /// The kernel's id of the engine's thread (its entry under /proc/self/task).
     var threadID: Int32 { thread.kernelID }
 

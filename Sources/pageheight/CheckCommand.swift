@@ -2,6 +2,7 @@ import Foundation
 import PageHeightBatch
 import PageHeightCore
 import PageHeightRegression
+import PageHeightWebKit
 
 /// `pageheight check [options] [suite.json]` (arguments without the word `check`): measure the
 /// suite, compare with its baseline, write JUnit and the HTML report; or `--update` the baseline.
@@ -85,6 +86,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         CaseComparison($0.testCase, baseline: baseline?.entry(for: $0.testCase), current: $0.outcome, tolerance: suite.tolerance)
     }
     let summary = CheckSummary(comparisons)
+    let software = softwareNote(baseline: baseline, now: engine.measuredWith, failed: !summary.passed)
     let wall = String(format: "%.1f", Date().timeIntervalSince(started))
 
     if let junit = parsed.junit {
@@ -106,7 +108,8 @@ func runCheck(_ arguments: [String]) async -> Int32 {
                              currentSnapshot: result.snapshot.flatMap { FileManager.default.contents(atPath: $0) })
         }
         let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
-                                   note: parsed.update ? "Compared with the baseline as it was before --update." : nil,
+                                   note: [parsed.update ? "Compared with the baseline as it was before --update." : nil, software]
+                                       .compactMap { $0 }.joinedOrNil(separator: " "),
                                    suiteArgument: parsed.suite)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -134,7 +137,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         let refused = results.filter { broken.contains($0.outcome.status) && !parsed.acceptedStatuses.contains($0.outcome.status) }
         let measured = results.filter { result in !refused.contains { $0.testCase == result.testCase } }
             .map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height) }
-        let update = BaselineUpdate(old: baseline, measured: measured)
+        let update = BaselineUpdate(old: baseline, measured: measured, measuredWith: engine.measuredWith)
         do {
             try update.baseline.write(to: suite.baselinePath)
         } catch {
@@ -150,6 +153,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             }
         }
         for line in update.lines { print(line) }
+        if let warning = update.mixedSoftwareWarning { print(warning) }
         for warning in resourceWarnings { print("warning: " + warning) }
         for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
             print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
@@ -162,6 +166,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         return refused.isEmpty ? 0 : 1
     }
 
+    if let software { print(software) }
     for failure in summary.failures { print("FAIL " + failure.message) }
     for warning in resourceWarnings { print("warning: " + warning) }
     if verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
@@ -174,6 +179,24 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         print("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
     }
     return summary.passed ? 0 : 1
+}
+
+extension [String] {
+    /// The elements joined, or nil when there are none.
+    func joinedOrNil(separator: String) -> String? { isEmpty ? nil : joined(separator: separator) }
+}
+
+/// Above the failures: what differs between the software the baseline was measured with and
+/// this run's (always said), or that the baseline does not record it (said when a case failed).
+func softwareNote(baseline: Baseline?, now: MeasuredWith, failed: Bool) -> String? {
+    guard let baseline else { return nil }
+    guard let then = baseline.measuredWith else {
+        return failed ? "note: the baseline does not record what it was measured with ('pageheight check --update' records it)" : nil
+    }
+    let differences = now.differences(from: then)
+    if differences.isEmpty { return nil }
+    return "note: measured with other software than the baseline: " + differences.joined(separator: ", ")
+        + (failed ? " (a height may have moved for that reason)" : "")
 }
 
 func standardError(_ line: String) {

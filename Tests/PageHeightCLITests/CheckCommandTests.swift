@@ -83,6 +83,34 @@ struct CheckCommandTests {
         #expect(try !String(contentsOf: directory.appendingPathComponent("junit.xml"), encoding: .utf8).contains("<failure"))
     }
 
+    /// The baseline records the engine, the fonts and pageheight's version; a check with other
+    /// software says so above its failures.
+    @Test func aCheckAfterAnEngineUpgradeSaysSoAboveItsFailures() throws {
+        let directory = try workspace("upgrade", suite: #"{ "pages": ["card.html"], "offline": true, "snapshots": false }"#)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try PageHeightBinary.run(["check", "--update"], in: directory).status == 0)
+        let baselineFile = directory.appendingPathComponent("suite.baseline.json")
+        let recorded = try String(contentsOf: baselineFile, encoding: .utf8)
+        let version = try PageHeightBinary.run(["--version"]).stdout  // pageheight 0.1.0 (WebKitGTK 2.50.6)
+        let engine = try #require(version.split(separator: " ").last?.dropLast(2))
+        #expect(recorded.contains(#""webKitGTK" : "\#(engine)""#) && recorded.contains(#""pageheight" : "0.1.0""#)
+                && recorded.contains(#""digest" : ""#) && recorded.contains(#""name" : "fonts-dejavu-core""#), "\(recorded)")
+        let same = try PageHeightBinary.run(["check"], in: directory)
+        #expect(same.status == 0 && same.stdout.hasPrefix("1 case: 1 passed"), "no note when nothing differs: \(same.stdout)")
+
+        try recorded.replacingOccurrences(of: #""webKitGTK" : "\#(engine)""#, with: #""webKitGTK" : "2.40.0""#)
+            .write(to: baselineFile, atomically: true, encoding: .utf8)
+        let card = directory.appendingPathComponent("card.html")
+        try String(contentsOf: card, encoding: .utf8).replacingOccurrences(of: "height:200px", with: "height:260px")
+            .write(to: card, atomically: true, encoding: .utf8)
+        let failed = try PageHeightBinary.run(["check"], in: directory)
+        #expect(failed.status == 1)
+        let lines = failed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "note: measured with other software than the baseline: WebKitGTK 2.40.0 → \(engine) (a height may have moved for that reason)",
+                "\(failed.stdout)")
+        #expect(lines.dropFirst().first?.hasPrefix("FAIL card.html") == true, "\(failed.stdout)")
+    }
+
     @Test func aSuiteWithoutABaselineFailsAndSaysSo() throws {
         let directory = try workspace("missing", suite: #"{ "pages": ["card.html"] }"#)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -16,7 +16,18 @@ struct CommandLineTests {
             #expect(help.stdout.contains(heading), "help lacks \(heading)")
         }
         let version = try PageHeightBinary.run(["--version"])
-        #expect(version.status == 0 && version.stdout == "pageheight 0.1.0\n")
+        // The engine's version is the library's, asked at run time.
+        // The engine's version is the installed library's (Debian's version without its revision).
+        let dpkg = Process()
+        dpkg.executableURL = URL(fileURLWithPath: "/usr/bin/dpkg-query")
+        dpkg.arguments = ["-W", "-f", "${Version}", "libwebkit2gtk-4.1-0"]
+        let out = Pipe()
+        dpkg.standardOutput = out
+        try dpkg.run()
+        let installed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = PageHeightBinary.waitForExit(dpkg)
+        let upstream = installed.split(separator: "-").first.map(String.init) ?? installed
+        #expect(version.status == 0 && version.stdout == "pageheight 0.1.0 (WebKitGTK \(upstream))\n", "\(version.stdout) \(installed)")
     }
 
     @Test(arguments: [

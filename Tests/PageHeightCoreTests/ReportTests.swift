@@ -206,3 +206,36 @@ import Testing
         #expect(merged.listed[0].reason.hasPrefix("blocked before it was requested") && merged.listed[1].reason == "file not found")
     }
 }
+
+/// What a baseline records of the software it was measured with, and how a change is named.
+@Suite struct MeasuredWithTests {
+    func fonts(_ packages: [(String, String)], mode: FontChoice.Mode = .pinned, files: Int = 40, digest: String = "aa") -> FontSet {
+        FontSet(mode: mode, packages: packages.map { FontSet.Package(name: $0.0, version: $0.1) },
+                directories: ["/home/me/site/fonts"], files: files, digest: digest)
+    }
+
+    @Test func theSameSoftwareHasNoDifference() {
+        let a = MeasuredWith(webKitGTK: "2.50.6", fonts: fonts([("fonts-dejavu-core", "2.37-6")]))
+        var b = MeasuredWith(webKitGTK: "2.50.6", fonts: fonts([("fonts-dejavu-core", "2.37-6")]))
+        #expect(b.differences(from: a).isEmpty)
+        // A --font-dir checked out elsewhere holds the same files: its path is not recorded.
+        b.fonts = MeasuredWith.Fonts(FontSet(mode: .pinned, packages: [FontSet.Package(name: "fonts-dejavu-core", version: "2.37-6")],
+                                             directories: ["/ci/clone/site/fonts"], files: 40, digest: "aa"))
+        #expect(b == a)
+    }
+
+    @Test func eachDifferenceIsNamedOldValueFirst() {
+        let old = MeasuredWith(pageheight: "0.1.0", webKitGTK: "2.48.1",
+                               fonts: fonts([("fonts-dejavu-core", "2.37-6"), ("fonts-liberation2", "2.1.5-1")]))
+        let new = MeasuredWith(pageheight: "0.2.0", webKitGTK: "2.50.6",
+                               fonts: fonts([("fonts-dejavu-core", "2.37-8"), ("fonts-noto-core", "20201225-1")]))
+        #expect(new.differences(from: old) == ["pageheight 0.1.0 → 0.2.0", "WebKitGTK 2.48.1 → 2.50.6",
+                                               "fonts-dejavu-core 2.37-6 → 2.37-8", "fonts-liberation2 2.1.5-1 → (none)",
+                                               "fonts-noto-core (none) → 20201225-1"])
+        let system = MeasuredWith(pageheight: "0.1.0", webKitGTK: "2.48.1", fonts: fonts([], mode: .system))
+        #expect(system.differences(from: old) == ["fonts pinned → system"])
+        let otherFiles = MeasuredWith(pageheight: "0.1.0", webKitGTK: "2.48.1",
+                                      fonts: fonts([("fonts-dejavu-core", "2.37-6"), ("fonts-liberation2", "2.1.5-1")], files: 41, digest: "bbbbbbbbbbbbbbbbbbbb"))
+        #expect(otherFiles.differences(from: old) == ["font files 40 → 41 (digest aa → bbbbbbbbbbbb)"])
+    }
+}

@@ -134,6 +134,32 @@ struct RegressionSuiteTests {
         #expect(try Baseline.load(path + ".none") == nil)
     }
 
+    /// `--update` records the software it measured with; an update of some cases only, with
+    /// other software than the old entries', says the baseline is now mixed.
+    @Test func theBaselineRecordsWhatItWasMeasuredWithAndAPartialUpdateWarnsWhenItIsMixed() throws {
+        let fonts = FontSet(mode: .pinned, packages: [FontSet.Package(name: "fonts-dejavu-core", version: "2.37-6")],
+                            directories: [], files: 40, digest: "aa")
+        let then = MeasuredWith(webKitGTK: "2.48.1", fonts: fonts)
+        let now = MeasuredWith(webKitGTK: "2.50.6", fonts: fonts)
+        let other = RegressionCase(page: "a.html", width: 1024, fontSize: 16, zoom: 1)
+        let old = Baseline(cases: [Baseline.Entry(card, status: .ok, height: 600), Baseline.Entry(other, status: .ok, height: 100)],
+                           measuredWith: then)
+        let partial = BaselineUpdate(old: old, measured: [Baseline.Entry(card, status: .ok, height: 600)], measuredWith: now)
+        #expect(partial.baseline.measuredWith == now)
+        #expect(partial.mixedSoftwareWarning == "warning: 1 baseline entry was not re-measured and was measured with other software "
+            + "(WebKitGTK 2.48.1 → 2.50.6); 'pageheight check --update' without --grep re-measures every case")
+        let full = BaselineUpdate(old: old, measured: old.cases, measuredWith: now)
+        #expect(full.mixedSoftwareWarning == nil && full.unchanged == 2)
+        #expect(BaselineUpdate(old: old, measured: [], measuredWith: then).mixedSoftwareWarning == nil)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("measured-with-\(getpid()).baseline.json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try partial.baseline.write(to: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains(#""webKitGTK" : "2.50.6""#))
+        #expect(try Baseline.load(path) == partial.baseline)
+        #expect(try Baseline.load(path)?.removing([old.cases[0]]).measuredWith == now, "pruning keeps it")
+    }
+
     @Test func caseFileStemsAreSafeAndDistinct() {
         #expect(card.fileStem == "card_html-w390-f16-z1")
         let deep = RegressionCase(page: "../../../shared/corpus/articles/readability/001/reader.html", width: 390, fontSize: 16, zoom: 1.5)

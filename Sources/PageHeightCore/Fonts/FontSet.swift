@@ -20,8 +20,8 @@ public struct FontSet: Codable, Sendable, Equatable {
     /// How many font files the set holds: the pinned packages' and those under `directories`
     /// (with `--fonts system`, only the latter).
     public var files: Int
-    /// SHA-256 (hex) of those files' sorted list of `path<TAB>size<LF>` lines: equal digests, the
-    /// same files.
+    /// SHA-256 (hex) of those files' sorted list of `path<TAB>size<LF>` lines (a `--font-dir`
+    /// file's path taken inside its directory): equal digests, the same files.
     public var digest: String
 
     public init(mode: FontChoice.Mode, packages: [Package], directories: [String], files: Int, digest: String) {

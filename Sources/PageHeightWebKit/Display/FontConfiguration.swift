@@ -35,13 +35,18 @@ enum FontConfiguration {
                 snippets += files.filter { $0.hasPrefix("/etc/fonts/conf.d/") && $0.hasSuffix(".conf") }
             }
         }
-        let directoryFiles = choice.directories.flatMap(fontFiles(under:))
-        let listed = (packageFiles + directoryFiles).map { "\($0)\t\(size(of: $0))\n" }.sorted().joined()
+        let directoryFiles = choice.directories.map { (directory: $0, files: fontFiles(under: $0)) }
+        // A --font-dir's files by their path inside it: a suite's fonts checked out in two places
+        // are one set.
+        let listed = (packageFiles.map { "\($0)\t\(size(of: $0))\n" }
+            + directoryFiles.flatMap { directory, files in
+                files.map { "\($0.dropFirst(directory.count))\t\(size(of: $0))\n" }
+            }).sorted().joined()
         let checksum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, listed, -1)!
         defer { g_free(checksum) }
         let digest = String(cString: checksum)
         let set = FontSet(mode: choice.mode, packages: packages, directories: choice.directories,
-                          files: packageFiles.count + directoryFiles.count, digest: digest)
+                          files: packageFiles.count + directoryFiles.reduce(0) { $0 + $1.files.count }, digest: digest)
         var directories: [String] = []
         for file in packageFiles {
             let directory = (file as NSString).deletingLastPathComponent

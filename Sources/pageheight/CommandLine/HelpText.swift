@@ -1,9 +1,11 @@
 import PageHeightBatch
 import PageHeightCore
+import PageHeightWebKit
 
 /// The texts of `--help`, `--version` and usage errors.
 enum HelpText {
-    static let version = "pageheight 0.1.0"
+    /// `pageheight 0.1.0 (WebKitGTK 2.50.6)`: the engine's version is the library's at run time.
+    static var version: String { "pageheight \(PageHeightVersion.current) (WebKitGTK \(PageHeightEngine.webKitGTKVersion))" }
 
     static let usage = "USAGE: pageheight [options] <page> ...\n       pageheight batch [options] <list>\n"
         + "       pageheight check [options] [suite.json]\n       pageheight sweep [options] <page> ...\n"
