@@ -1,31 +1,36 @@
 import Foundation
 import PageHeightCore
 
-/// `check --report DIR`: one self-contained HTML file (snapshots inlined as `data:` URLs, no
-/// scripts or styles from elsewhere) that opens from disk without a server.
+/// `check --report DIR`: one HTML file (no scripts or styles from elsewhere) that opens from
+/// disk without a server.
 ///
 /// At the top, an index of the cases (failed first) with anchors and a filter (failed only /
 /// all). Per case: the baseline and current heights, the command that accepts a failure
-/// (`check --update --grep`), the timeline as an SVG chart, and the baseline and current
-/// full-document snapshots side by side, at one scale and scrolling together, with the changed
-/// region marked. Snapshots stay inlined: a canvas may read an inline image's pixels, not a
-/// file's (Chromium taints `file:` images), and the file stays one that can be mailed. The mark
-/// is computed twice: in Swift, the rows only one snapshot has (from the PNG sizes); in the
-/// page, a script compares the pixels (inline images do not taint a canvas) and draws the box
-/// around every differing pixel.
+/// (`check --update --grep`), both timelines in one SVG chart, and the two snapshots side by
+/// side as JPEG thumbnails inlined (made at one scale and shown at their own size), scrolling
+/// together, with the changed region
+/// marked: the rows only one snapshot has, and the box around every pixel that differs (found at
+/// full resolution when the report is written). A failed case links its full-size PNGs, copied
+/// under `fullSize/` beside the file.
 public enum HTMLReport {
     public struct Entry: Sendable {
         public var comparison: CaseComparison
         /// The current run's timeline.
         public var samples: [HeightSample]
-        public var baselineSnapshot: Data?
-        public var currentSnapshot: Data?
+        /// The timeline recorded with the baseline, when it was kept.
+        public var baselineSamples: [HeightSample]?
+        public var baseline: ReportPicture?
+        public var current: ReportPicture?
+        public var changed: ChangedPixels
 
-        public init(comparison: CaseComparison, samples: [HeightSample], baselineSnapshot: Data?, currentSnapshot: Data?) {
+        public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]? = nil,
+                    baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared) {
             self.comparison = comparison
             self.samples = samples
-            self.baselineSnapshot = baselineSnapshot
-            self.currentSnapshot = currentSnapshot
+            self.baselineSamples = baselineSamples
+            self.baseline = baseline
+            self.current = current
+            self.changed = changed
         }
     }
 
@@ -75,10 +80,9 @@ public enum HTMLReport {
         let was = comparison.baseline.map { CaseOutcome.format(status: $0.status, height: $0.height) } ?? "none"
         let now = comparison.current.formatted
         let change = comparison.delta.map { CaseComparison.signed($0) + " px" } ?? "–"
-        let baselineSize = entry.baselineSnapshot.flatMap(PNGSize.init)
-        let currentSize = entry.currentSnapshot.flatMap(PNGSize.init)
+        let (baseline, current) = (entry.baseline, entry.current)
         return """
-        <section class="case \(comparison.passed ? "pass" : "fail")" id="case-\(index + 1)" data-verdict="\(comparison.verdict.rawValue)">
+        <section class="case \(comparison.passed ? "pass" : "fail")" id="case-\(index + 1)" data-verdict="\(comparison.verdict.rawValue)"\(diffAttribute(entry.changed))>
         <h2>\(escape(comparison.testCase.name))</h2>
         <p class="message">\(escape(comparison.message))</p>
         \(comparison.passed ? "" : #"<p class="accept">To accept this change: <code data-role="accept">\#(escape(acceptCommand(comparison.testCase, suite: suite)))</code></p>"#)
@@ -87,44 +91,70 @@ public enum HTMLReport {
         <tr><td class="baseline-height">\(escape(was))</td><td class="current-height">\(escape(now))</td><td class="change">\(escape(change))</td><td>\(escape(comparison.tolerance.description))</td></tr>
         </table>
         \(comparison.current.spread.map { #"<p class="spread">\#(escape($0.description))</p>"# } ?? "")
-        <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height))<figcaption>timeline: height (px) over time since the load started</figcaption></figure>
+        <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height, baselineSamples: entry.baselineSamples))<figcaption>\(chartCaption(entry))</figcaption></figure>
         <div class="snapshots">
-        \(figure("baseline", "baseline \(was)", entry.baselineSnapshot, own: baselineSize, other: currentSize))
-        \(figure("current", "current \(now)", entry.currentSnapshot, own: currentSize, other: baselineSize))
+        \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed))
+        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed))
         </div>
-        <p class="changed-region" data-role="changed-region">\(staticRegionText(baselineSize, currentSize))</p>
+        <p class="changed-region" data-role="changed-region">\(regionText(baseline?.size, current?.size, entry.changed))</p>
         </section>
         """
     }
 
-    /// A snapshot with the rows the other snapshot lacks marked (percentages of its height).
-    static func figure(_ role: String, _ caption: String, _ png: Data?, own: PNGSize?, other: PNGSize?) -> String {
-        guard let png, let own else {
-            return #"<figure class="snapshot \#(role) missing"><figcaption>\#(escape(caption))</figcaption><p class="no-snapshot">no \#(role) snapshot\#(role == "baseline" ? " (the baseline was recorded without snapshots)" : "")</p></figure>"#
+    static func chartCaption(_ entry: Entry) -> String {
+        entry.baselineSamples == nil
+            ? "timeline: height (px) over time since the load started"
+            : "timelines: current (blue) and as recorded with the baseline (grey), height (px) over time since the load started"
+    }
+
+    static func diffAttribute(_ changed: ChangedPixels) -> String {
+        switch changed {
+        case .notCompared: ""
+        case .none: #" data-diff="none""#
+        case .region(let box): #" data-diff="\#(box.left),\#(box.top),\#(box.right),\#(box.bottom)""#
         }
-        var mark = ""
+    }
+
+    /// A snapshot's thumbnail with the rows the other snapshot lacks and the changed pixels
+    /// marked (percentages of its size, so the marks scale with it).
+    static func figure(_ role: String, _ caption: String, _ picture: ReportPicture?, other: PNGSize?, changed: ChangedPixels) -> String {
+        guard let picture, let thumbnail = picture.thumbnail else {
+            let why = picture != nil ? " (the file could not be read)" : role == "baseline" ? " (the baseline was recorded without snapshots)" : ""
+            return #"<figure class="snapshot \#(role) missing"><figcaption>\#(escape(caption))</figcaption><p class="no-snapshot">no \#(role) snapshot\#(why)</p></figure>"#
+        }
+        let own = picture.size
+        var marks = ""
         if let other, other.height < own.height, own.height > 0 {
             let top = Double(other.height) / Double(own.height) * 100
-            mark = #"<div class="mark tail" style="top:\#(String(format: "%.3f", top))%;height:\#(String(format: "%.3f", 100 - top))%"></div>"#
+            marks += #"<div class="mark tail" style="top:\#(percent(top));height:\#(percent(100 - top))"></div>"#
         }
+        if case .region(let box) = changed, box.top < own.height, box.left < own.width {
+            let bottom = min(box.bottom, own.height), right = min(box.right, own.width)
+            marks += #"<div class="mark diff" style="top:\#(percent(Double(box.top) / Double(own.height) * 100));"#
+                + #"height:\#(percent(Double(bottom - box.top) / Double(own.height) * 100));"#
+                + #"left:\#(percent(Double(box.left) / Double(own.width) * 100));width:\#(percent(Double(right - box.left) / Double(own.width) * 100))"></div>"#
+        }
+        let full = picture.link.map { #" <a class="full-size" href="\#(escape($0))">full size</a>"# } ?? ""
         return """
-        <figure class="snapshot \(role)"><figcaption>\(escape(caption)) <span class="size">(\(own.width)×\(own.height) px)</span></figcaption>
-        <div class="frame"><div class="stack" style="width:\(widthPercent(own, other))%"><img alt="\(role) snapshot" data-role="\(role)" src="data:image/png;base64,\(png.base64EncodedString())">\(mark)</div></div></figure>
+        <figure class="snapshot \(role)"><figcaption>\(escape(caption)) <span class="size">(\(own.width)×\(own.height) px)</span>\(full)</figcaption>
+        <div class="frame"><div class="stack" style="width:\(thumbnail.width)px"><img alt="\(role) snapshot" data-role="\(role)" width="\(thumbnail.width)" height="\(thumbnail.height)" src="data:image/jpeg;base64,\(thumbnail.jpeg.base64EncodedString())">\(marks)</div></div></figure>
         """
     }
 
-    /// The snapshot's width as a share of the wider of the two: both frames are as wide, so
-    /// both snapshots are drawn at one scale.
-    static func widthPercent(_ own: PNGSize, _ other: PNGSize?) -> String {
-        let widest = max(own.width, other?.width ?? 0)
-        return String(format: "%.3f", widest > 0 ? Double(own.width) / Double(widest) * 100 : 100)
-    }
+    static func percent(_ value: Double) -> String { String(format: "%.3f%%", value) }
 
-    static func staticRegionText(_ baseline: PNGSize?, _ current: PNGSize?) -> String {
+    static func regionText(_ baseline: PNGSize?, _ current: PNGSize?, _ changed: ChangedPixels) -> String {
         guard let baseline, let current else { return "changed region: needs both snapshots" }
-        if baseline.height == current.height { return "snapshots are the same height (\(current.height) px)" }
-        let (low, high) = (min(baseline.height, current.height), max(baseline.height, current.height))
-        return "changed region: rows \(low)–\(high) exist only in the \(baseline.height > current.height ? "baseline" : "current") snapshot"
+        switch changed {
+        case .region(let box):
+            return "changed region: x \(box.left)–\(box.right), y \(box.top)–\(box.bottom) px (marked in red)"
+        case .none:
+            return "no pixel differs"
+        case .notCompared:
+            if baseline.height == current.height { return "snapshots are the same height (\(current.height) px)" }
+            let (low, high) = (min(baseline.height, current.height), max(baseline.height, current.height))
+            return "changed region: rows \(low)–\(high) exist only in the \(baseline.height > current.height ? "baseline" : "current") snapshot"
+        }
     }
 
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
@@ -141,62 +171,19 @@ public enum HTMLReport {
     .frame { max-height: 480px; overflow: auto; border: 1px solid #bbb; background: #eee; }
     .stack { position: relative; display: inline-block; vertical-align: top; }
     .stack img { display: block; width: 100%; height: auto; }
+    .full-size { font-size: 12px; }
     .index ol { columns: 2; } .index li.fail a { color: #c62828; font-weight: bold; }
     body.failed-only .case.pass, body.failed-only .index li.pass { display: none; }
     .accept code { background: #f4f4f4; padding: 1px 4px; user-select: all; }
     .mark { position: absolute; left: 0; right: 0; pointer-events: none; }
     .mark.tail { background: rgba(255, 193, 7, 0.35); border-top: 2px dashed #e65100; }
-    .mark.diff { outline: 3px solid #d50000; background: rgba(213, 0, 0, 0.12); }
+    .mark.diff { right: auto; outline: 3px solid #d50000; background: rgba(213, 0, 0, 0.12); }
     .no-snapshot { color: #777; font-style: italic; }
     """
 
-    /// Compares the two inline snapshots pixel by pixel and marks the bounding box of the
-    /// differences on both (as percentages, so it scales with the images).
+    /// The filter, the snapshots scrolling together, each frame scrolled to its first mark;
+    /// `data-compared` on the body once the thumbnails have loaded.
     static let script = """
-    function pixels(img) {
-      const canvas = document.createElement('canvas');
-      canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
-      const context = canvas.getContext('2d');
-      context.drawImage(img, 0, 0);
-      return context.getImageData(0, 0, canvas.width, canvas.height);
-    }
-    function compare(section) {
-      const a = section.querySelector('img[data-role=baseline]'), b = section.querySelector('img[data-role=current]');
-      const out = section.querySelector('[data-role=changed-region]');
-      if (!a || !b || !a.naturalWidth || !b.naturalWidth) return;
-      let pa, pb;
-      try { pa = pixels(a); pb = pixels(b); } catch (e) { out.textContent += ' (pixel comparison unavailable: ' + e.name + ')'; return; }
-      const w = Math.max(pa.width, pb.width), h = Math.max(pa.height, pb.height);
-      let top = -1, bottom = -1, left = w, right = -1;
-      for (let y = 0; y < h; y++) {
-        for (let x = 0; x < w; x++) {
-          let same = y < pa.height && y < pb.height && x < pa.width && x < pb.width;
-          if (same) {
-            const i = (y * pa.width + x) * 4, j = (y * pb.width + x) * 4;
-            same = pa.data[i] === pb.data[j] && pa.data[i + 1] === pb.data[j + 1] && pa.data[i + 2] === pb.data[j + 2];
-          }
-          if (!same) { if (top < 0) top = y; bottom = y; if (x < left) left = x; if (x > right) right = x; }
-        }
-      }
-      section.dataset.diff = top < 0 ? 'none' : [left, top, right + 1, bottom + 1].join(',');
-      if (top < 0) { out.textContent = 'no pixel differs'; return; }
-      for (const tail of section.querySelectorAll('.mark.tail')) { const frame = tail.closest('.frame'); frame.scrollTop = Math.max(0, tail.offsetTop - 80); }
-      out.textContent = 'changed region: x ' + left + '–' + (right + 1) + ', y ' + top + '–' + (bottom + 1) + ' px (marked in red)';
-      for (const [img, data] of [[a, pa], [b, pb]]) {
-        const mark = document.createElement('div');
-        mark.className = 'mark diff';
-        const y2 = Math.min(bottom + 1, data.height);
-        if (top >= data.height) continue;
-        mark.style.top = (top / data.height * 100) + '%';
-        mark.style.height = ((y2 - top) / data.height * 100) + '%';
-        mark.style.left = (left / data.width * 100) + '%';
-        mark.style.width = ((Math.min(right + 1, data.width) - left) / data.width * 100) + '%';
-        mark.style.right = 'auto';
-        img.parentNode.appendChild(mark);
-        const frame = img.closest('.frame');
-        frame.scrollTop = Math.max(0, mark.offsetTop - 80);
-      }
-    }
     function whenLoaded(img) {
       return img.complete ? Promise.resolve() : new Promise(r => { img.onload = img.onerror = r; });
     }
@@ -216,7 +203,10 @@ public enum HTMLReport {
       });
     });
     Promise.all([...document.images].map(whenLoaded)).then(() => {
-      document.querySelectorAll('section.case').forEach(compare);
+      for (const frame of document.querySelectorAll('.frame')) {
+        const mark = frame.querySelector('.mark.diff') || frame.querySelector('.mark.tail');
+        if (mark) frame.scrollTop = Math.max(0, mark.offsetTop - 80);
+      }
       document.body.dataset.compared = 'yes';
     });
     """

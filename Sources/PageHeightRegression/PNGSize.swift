@@ -5,6 +5,11 @@ public struct PNGSize: Sendable, Equatable {
     public var width: Int
     public var height: Int
 
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
     public init?(_ data: Data) {
         let bytes = [UInt8](data.prefix(24))
         guard bytes.count == 24, bytes[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],

@@ -58,8 +58,28 @@ public struct RegressionSuite: Sendable, Equatable {
     /// `suite.json` → `suite.baseline.json`, beside it.
     public var baselinePath: String { Self.sibling(of: path, suffix: ".baseline.json") }
 
-    /// `suite.json` → `suite.snapshots/`, beside it: the baseline's snapshots, one PNG a case.
+    /// `suite.json` → `suite.snapshots/`, beside it: the baseline's snapshots, one PNG a case,
+    /// and the timeline each was recorded with.
     public var snapshotDirectory: String { Self.sibling(of: path, suffix: ".snapshots") }
+
+    /// The baseline's snapshot of `testCase`.
+    public func snapshotPath(_ testCase: RegressionCase) -> String { snapshotDirectory + "/" + testCase.fileStem + ".png" }
+
+    /// The timeline recorded with the baseline of `testCase`: its samples, as JSON.
+    public func timelinePath(_ testCase: RegressionCase) -> String { snapshotDirectory + "/" + testCase.fileStem + ".timeline.json" }
+
+    /// The samples at `timelinePath(testCase)`; nil when none were recorded or the file is not one.
+    public func baselineTimeline(_ testCase: RegressionCase) -> [HeightSample]? {
+        FileManager.default.contents(atPath: timelinePath(testCase)).flatMap { try? JSONDecoder().decode([HeightSample].self, from: $0) }
+    }
+
+    /// Keeps `samples` as the baseline's timeline of `testCase` (compact JSON: it is data, not
+    /// something to diff).
+    public func recordTimeline(_ samples: [HeightSample], for testCase: RegressionCase) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try? encoder.encode(samples).write(to: URL(fileURLWithPath: timelinePath(testCase)), options: .atomic)
+    }
 
     /// Every page at every width, font size and zoom, sorted.
     public var cases: [RegressionCase] {

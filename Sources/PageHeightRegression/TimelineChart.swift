@@ -2,19 +2,23 @@ import Foundation
 import PageHeightCore
 
 /// A small SVG chart of a measurement's timeline: height against time, one step line for the
-/// samples, a dot per sample, a dashed line at the baseline height when there is one.
+/// samples, a dot per sample, a dashed line at the baseline height when there is one, and the
+/// baseline's own timeline in grey when it was recorded.
 public enum TimelineChart {
     /// - Parameters:
     ///   - samples: the report's samples (readings without a height are skipped).
     ///   - baseline: the baseline height, CSS px.
+    ///   - baselineSamples: the timeline recorded with the baseline.
     ///   - width, height: the chart's size in CSS px.
-    public static func svg(samples: [HeightSample], baseline: Double?, width: Int = 360, height: Int = 120) -> String {
+    public static func svg(samples: [HeightSample], baseline: Double?, baselineSamples: [HeightSample]? = nil,
+                           width: Int = 360, height: Int = 120) -> String {
         let points = samples.compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
+        let recorded = (baselineSamples ?? []).compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
         let margin = (left: 52.0, right: 8.0, top: 8.0, bottom: 20.0)
         let plotWidth = Double(width) - margin.left - margin.right
         let plotHeight = Double(height) - margin.top - margin.bottom
-        let tMax = max(points.map(\.t).max() ?? 1, 0.001)
-        let values = points.map(\.h) + (baseline.map { [$0] } ?? [])
+        let tMax = max((points + recorded).map(\.t).max() ?? 1, 0.001)
+        let values = (points + recorded).map(\.h) + (baseline.map { [$0] } ?? [])
         var hMin = values.min() ?? 0, hMax = values.max() ?? 1
         if hMax - hMin < 1 { hMin -= 10; hMax += 10 }
         let pad = (hMax - hMin) * 0.08
@@ -34,15 +38,17 @@ public enum TimelineChart {
         if let baseline {
             parts.append(##"<line class="baseline" x1="\##(f(margin.left))" x2="\##(f(margin.left + plotWidth))" y1="\##(y(baseline))" y2="\##(y(baseline))" stroke="#888" stroke-dasharray="4 3"><title>baseline \##(Pixels.format(baseline))</title></line>"##)
         }
-        if let first = points.first {
+        func steps(_ points: [(t: Double, h: Double)]) -> String {
+            guard let first = points.first else { return "" }
             var path = "M\(x(0)) \(y(first.h))"
-            var last = first.h
-            for point in points {
-                path += " H\(x(point.t)) V\(y(point.h))"
-                last = point.h
-            }
-            path += " H\(x(tMax)) V\(y(last))"
-            parts.append(##"<path d="\##(path)" fill="none" stroke="#1a73e8" stroke-width="1.5"/>"##)
+            for point in points { path += " H\(x(point.t)) V\(y(point.h))" }
+            return path + " H\(x(tMax)) V\(y(points.last!.h))"
+        }
+        if !recorded.isEmpty {
+            parts.append(##"<path class="baseline-timeline" d="\##(steps(recorded))" fill="none" stroke="#9e9e9e" stroke-width="1.5"><title>the baseline's timeline</title></path>"##)
+        }
+        if !points.isEmpty {
+            parts.append(##"<path d="\##(steps(points))" fill="none" stroke="#1a73e8" stroke-width="1.5"/>"##)
             for point in points {
                 parts.append(##"<circle cx="\##(x(point.t))" cy="\##(y(point.h))" r="2" fill="#1a73e8"><title>\##(String(format: "%.3f", point.t)) s: \##(Pixels.format(point.h))</title></circle>"##)
             }

@@ -44,7 +44,10 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             standardError("Error: \(error)")
             return 73
         }
-        for entry in stale { try? FileManager.default.removeItem(atPath: suite.snapshotDirectory + "/" + entry.testCase.fileStem + ".png") }
+        for entry in stale {
+            try? FileManager.default.removeItem(atPath: suite.snapshotPath(entry.testCase))
+            try? FileManager.default.removeItem(atPath: suite.timelinePath(entry.testCase))
+        }
         print("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
     }
     let selection = parsed.grep.map(CaseSelection.init)
@@ -102,10 +105,14 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     }
     if let directory = parsed.report {
         let shown = results.enumerated().filter { parsed.all || !comparisons[$0.offset].passed }
+        try? FileManager.default.removeItem(atPath: directory + "/fullSize")
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let failed = comparisons.filter { !$0.passed }.count
         let entries = shown.map { index, result in
             HTMLReport.Entry(comparison: comparisons[index], samples: result.report?.samples ?? [],
-                             baselineSnapshot: FileManager.default.contents(atPath: suite.snapshotDirectory + "/" + result.testCase.fileStem + ".png"),
-                             currentSnapshot: result.snapshot.flatMap { FileManager.default.contents(atPath: $0) })
+                             baselineSamples: suite.baselineTimeline(result.testCase),
+                             baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot, reportDirectory: directory,
+                             thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
         }
         let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
                                    note: [parsed.update ? "Compared with the baseline as it was before --update." : nil, software]
@@ -146,10 +153,11 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         }
         if suite.keepsSnapshots {
             try? FileManager.default.createDirectory(atPath: suite.snapshotDirectory, withIntermediateDirectories: true)
-            for result in results {
-                let target = suite.snapshotDirectory + "/" + result.testCase.fileStem + ".png"
+            for result in results where !refused.contains(where: { $0.testCase == result.testCase }) {
+                let target = suite.snapshotPath(result.testCase)
                 try? FileManager.default.removeItem(atPath: target)
                 if let snapshot = result.snapshot { try? FileManager.default.copyItem(atPath: snapshot, toPath: target) }
+                if let samples = result.report?.samples { suite.recordTimeline(samples, for: result.testCase) }
             }
         }
         for line in update.lines { print(line) }

@@ -45,6 +45,8 @@ struct CheckCommandTests {
         #expect(update.status == 0, "\(update.stderr)")
         #expect(update.stdout.hasPrefix("+ card.html (width 390, font 16, zoom 1): 600 px (new)\nbaseline "), "\(update.stdout)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("suite.snapshots/card_html-w390-f16-z1.png").path))
+        let timeline = try String(contentsOf: directory.appendingPathComponent("suite.snapshots/card_html-w390-f16-z1.timeline.json"), encoding: .utf8)
+        #expect(timeline.hasPrefix(#"[{"height":600,"#), "the timeline is kept with the snapshot: \(timeline)")
         let same = try PageHeightBinary.run(["check"], in: directory)
         #expect(same.status == 0 && same.stdout.hasPrefix("1 case: 1 passed ("), "\(same.stdout)")
 
@@ -65,9 +67,16 @@ struct CheckCommandTests {
         let dom = try chromium(["--dump-dom"], page: report)
         #expect(dom.contains(#"data-compared="yes""#), "the report's script ran")
         #expect(dom.contains(#"<td class="baseline-height">600 px</td><td class="current-height">660 px</td>"#))
-        #expect(dom.contains(#"<img alt="baseline snapshot" data-role="baseline" src="data:image/png;base64,"#))
-        #expect(dom.contains(#"<img alt="current snapshot" data-role="current" src="data:image/png;base64,"#))
+        // Thumbnails at one scale (one failure: 360 px wide at most); links to the full-size PNGs:
+        // the baseline's where it is, the current one kept beside the report.
+        #expect(dom.contains(#"<img alt="baseline snapshot" data-role="baseline" width="360" height="554" src="data:image/jpeg;base64,"#), "\(dom.prefix(3000))")
+        #expect(dom.contains(#"<img alt="current snapshot" data-role="current" width="360" height="609" src="data:image/jpeg;base64,"#))
+        #expect(dom.contains(#"<a class="full-size" href="../suite.snapshots/card_html-w390-f16-z1.png">full size</a>"#))
+        #expect(dom.contains(#"<a class="full-size" href="fullSize/card_html-w390-f16-z1.current.png">full size</a>"#))
+        let full = try Data(contentsOf: directory.appendingPathComponent("report/fullSize/card_html-w390-f16-z1.current.png"))
+        #expect(full.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]) && full[20..<24].reduce(0) { $0 << 8 | Int($1) } == 660, "the current PNG, 660 px tall")
         #expect(dom.contains(#"data-diff="0,600,390,660""#), "the changed region is the new 60 px at the bottom")
+        #expect(dom.contains(#"<path class="baseline-timeline""#), "the baseline's timeline beside the current one")
         #expect(dom.contains("changed region: x 0–390, y 600–660 px (marked in red)"))
         #expect(dom.contains(#"class="mark diff""#))
         try? FileManager.default.removeItem(atPath: Self.screenshot)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PageHeightCore
 @testable import PageHeightRegression
+import PageHeightWebKit
 @testable import pageheight
 
 /// JUnit, the HTML report, the sweep table, the reader template and `check`/`sweep`
@@ -25,23 +26,37 @@ struct RegressionOutputTests {
         #expect(xml.components(separatedBy: "<testcase ").count == 3)
     }
 
-    @Test func htmlReportShowsBothHeightsTheChartAndMarksRowsOnlyOneSnapshotHas() {
-        // Two 1×1 and 1×2 PNG headers are enough: the report reads only their sizes.
-        func png(width: UInt8, height: UInt8) -> Data {
-            Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, width, 0, 0, 0, height])
+    @Test func htmlReportShowsBothHeightsBothTimelinesAndMarksTheChange() {
+        // The report takes sizes and thumbnails as given; the pictures are made elsewhere.
+        func picture(width: Int, height: Int) -> ReportPicture {
+            ReportPicture(size: PNGSize(width: width, height: height),
+                          thumbnail: SnapshotPictures.Thumbnail(jpeg: Data([0xFF, 0xD8, 0xFF]), width: width / 2, height: height / 2))
         }
-        #expect(PNGSize(png(width: 3, height: 7)) == PNGSize(png(width: 3, height: 7)))
-        #expect(PNGSize(png(width: 3, height: 7))?.height == 7)
         let entry = HTMLReport.Entry(comparison: moved, samples: [HeightSample(t: 0.1, height: 600, source: .load), HeightSample(t: 0.4, height: 660, source: .observer)],
-                                     baselineSnapshot: png(width: 100, height: 60), currentSnapshot: png(width: 100, height: 66))
+                                     baselineSamples: [HeightSample(t: 0.1, height: 580, source: .load), HeightSample(t: 0.3, height: 600, source: .observer)],
+                                     baseline: picture(width: 100, height: 60), current: picture(width: 100, height: 66),
+                                     changed: .region(SnapshotPictures.Region(left: 10, top: 30, right: 60, bottom: 66)))
         let html = HTMLReport.html(suiteName: "suite.json", summary: "1 case: 0 passed, 1 failed (1 moved)", entries: [entry])
         #expect(html.contains(#"<td class="baseline-height">600 px</td><td class="current-height">660 px</td>"#))
         #expect(html.contains(#"<svg class="timeline""#) && html.contains("<title>baseline 600 px</title>"))
-        #expect(html.contains(#"data-role="baseline" src="data:image/png;base64,"#))
-        #expect(html.contains(#"data-role="current" src="data:image/png;base64,"#))
+        #expect(html.contains(#"<path class="baseline-timeline" d="M52.0 "#), "the baseline's own timeline is drawn")
+        #expect(html.contains("timelines: current (blue) and as recorded with the baseline (grey)"))
+        #expect(html.contains(#"data-role="baseline" width="50" height="30" src="data:image/jpeg;base64,/9j/""#))
+        #expect(html.contains(#"data-role="current" width="50" height="33" src="data:image/jpeg;base64,/9j/""#))
         #expect(html.contains(#"<div class="mark tail" style="top:90.909%;height:9.091%"></div>"#))
-        #expect(html.contains("changed region: rows 60–66 exist only in the current snapshot"))
+        #expect(html.contains(#"data-diff="10,30,60,66""#))
+        #expect(html.contains(#"<div class="mark diff" style="top:50.000%;height:50.000%;left:10.000%;width:50.000%"></div>"#),
+                "on the baseline, the box is cut at its last row")
+        #expect(html.contains(#"<div class="mark diff" style="top:45.455%;height:54.545%;left:10.000%;width:50.000%"></div>"#))
+        #expect(html.contains("changed region: x 10–60, y 30–66 px (marked in red)"))
         #expect(!html.contains("http://") && !html.contains("https://") || html.contains("http://www.w3.org/2000/svg"), "nothing from elsewhere")
+
+        var unread = entry
+        unread.changed = .notCompared
+        unread.baselineSamples = nil
+        let rows = HTMLReport.html(suiteName: "suite.json", summary: "", entries: [unread])
+        #expect(rows.contains("changed region: rows 60–66 exist only in the current snapshot"))
+        #expect(!rows.contains("baseline-timeline") && !rows.contains("data-diff"))
     }
 
     @Test func sweepTablePutsWidthsDownAndFontSizesAcross() {
@@ -178,8 +193,9 @@ struct RegressionOutputTests {
 }
 
 @Suite struct HTMLReportNavigationTests {
-    func png(width: UInt8, height: UInt8) -> Data {
-        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, width, 0, 0, 0, height])
+    func picture(width: Int, height: Int) -> ReportPicture {
+        ReportPicture(size: PNGSize(width: width, height: height),
+                      thumbnail: SnapshotPictures.Thumbnail(jpeg: Data([0xFF, 0xD8]), width: width, height: height))
     }
 
     @Test func theReportHasAnIndexFailedFirstAFilterOneScaleAndTheAcceptCommand() {
@@ -190,8 +206,8 @@ struct RegressionOutputTests {
         let same = CaseComparison(plain, baseline: Baseline.Entry(plain, status: .ok, height: 600),
                                   current: CaseOutcome(status: .ok, height: 600, message: nil), tolerance: Tolerance(pixels: 2))
         let entries = [
-            HTMLReport.Entry(comparison: same, samples: [], baselineSnapshot: nil, currentSnapshot: nil),
-            HTMLReport.Entry(comparison: moved, samples: [], baselineSnapshot: png(width: 100, height: 60), currentSnapshot: png(width: 200, height: 66)),
+            HTMLReport.Entry(comparison: same, samples: [], baseline: nil, current: nil),
+            HTMLReport.Entry(comparison: moved, samples: [], baseline: picture(width: 100, height: 60), current: picture(width: 200, height: 66)),
         ]
         let html = HTMLReport.html(suiteName: "suite.json", summary: "2 cases", entries: entries, suiteArgument: "suites/a suite.json")
         // The index: failed first, each a link to its section; the filter starts on "failed only".
@@ -205,9 +221,9 @@ struct RegressionOutputTests {
         // The accept command, for the failed case only, quoted for a shell.
         #expect(html.contains(#"<code data-role="accept">pageheight check --update --grep 'it'\''s/card.html (width 390, font 16, zoom 1)' 'suites/a suite.json'</code>"#), "\(html)")
         #expect(html.components(separatedBy: "data-role=\"accept\"").count == 2)
-        // One scale: the narrower snapshot takes its share of the wider one's width.
-        #expect(html.contains(#"<div class="stack" style="width:50.000%"><img alt="baseline snapshot""#))
-        #expect(html.contains(#"<div class="stack" style="width:100.000%"><img alt="current snapshot""#))
+        // One scale: each thumbnail at its own size (made at one scale for both).
+        #expect(html.contains(#"<div class="stack" style="width:100px"><img alt="baseline snapshot""#))
+        #expect(html.contains(#"<div class="stack" style="width:200px"><img alt="current snapshot""#))
         #expect(html.contains("other.scrollTop = frame.scrollTop"), "the snapshots scroll together")
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import PageHeightCore
+import PageHeightWebKit
+
+/// A snapshot as the HTML report shows it: a JPEG thumbnail inlined, its full size, and, for a
+/// failed case, the full-size PNG copied beside the report.
+public struct ReportPicture: Sendable, Equatable {
+    /// The full-size snapshot's pixel size.
+    public var size: PNGSize
+    public var thumbnail: SnapshotPictures.Thumbnail?
+    /// The full-size PNG's path relative to the report's directory.
+    public var link: String?
+
+    public init(size: PNGSize, thumbnail: SnapshotPictures.Thumbnail?, link: String? = nil) {
+        self.size = size
+        self.thumbnail = thumbnail
+        self.link = link
+    }
+}
+
+/// What the report knows of the pixels that changed between the two snapshots.
+public enum ChangedPixels: Sendable, Equatable {
+    case notCompared
+    case none
+    case region(SnapshotPictures.Region)
+}
+
+extension HTMLReport.Entry {
+    /// The widest thumbnail of a case, px. A failed case's is as large as the report can
+    /// afford: 360 px (headings readable) while there are at most 20 failures, then shrinking so
+    /// that the failures' thumbnails together stay about the same size, down to 100 px (the
+    /// layout and where it changed; the full-size PNGs are linked). A passed case's (`--all`)
+    /// shows only the page's shape. With 300 cases the file stays under 20 MB.
+    public static func thumbnailWidth(passed: Bool, failedCases: Int) -> Double {
+        passed ? 80 : min(360, max(100, 360 * (20 / Double(max(failedCases, 1))).squareRoot()))
+    }
+
+    static let thumbnailQuality = 50
+
+    /// An entry whose snapshots are read from `baselinePNG` and `currentPNG`: compared at full
+    /// resolution, thumbnails made at one scale for both (at most `thumbnailWidth` px wide); a
+    /// failed case links its full-size PNGs: the baseline's where it is, relative to
+    /// `reportDirectory`, the current one copied to `fullSize/` under it.
+    public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]?,
+                baselinePNG: String?, currentPNG: String?, reportDirectory: String?, thumbnailWidth: Double) {
+        let paths = [baselinePNG, currentPNG].map { path in path.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } }
+        let sizes = paths.map { path in path.flatMap { FileManager.default.contents(atPath: $0) }.flatMap(PNGSize.init) }
+        let widest = Double(sizes.compactMap { $0?.width }.max() ?? 1)
+        let scale = thumbnailWidth / max(widest, 1)
+        let pictures = zip(zip(paths, sizes), ["baseline", "current"]).map { pair, role -> ReportPicture? in
+            guard let path = pair.0, let size = pair.1 else { return nil }
+            var link: String?
+            if !comparison.passed, let directory = reportDirectory {
+                link = role == "baseline" ? Self.relativePath(path, from: directory) : Self.keepBeside(path, in: directory, as: comparison.testCase.fileStem)
+            }
+            return ReportPicture(size: size, thumbnail: SnapshotPictures.thumbnail(ofPNG: path, scale: scale, quality: Self.thumbnailQuality),
+                                 link: link)
+        }
+        var changed = ChangedPixels.notCompared
+        if let a = paths[0], let b = paths[1], let region = SnapshotPictures.changedRegion(a, b) {
+            changed = region.map(ChangedPixels.region) ?? .none
+        }
+        self.init(comparison: comparison, samples: samples, baselineSamples: baselineSamples,
+                  baseline: pictures[0], current: pictures[1], changed: changed)
+    }
+
+    /// `path` as a link from a file in `directory` (both made absolute).
+    static func relativePath(_ path: String, from directory: String) -> String {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        let base = URL(fileURLWithPath: directory).standardizedFileURL.pathComponents
+        let shared = zip(target, base).prefix { $0 == $1 }.count
+        return (Array(repeating: "..", count: base.count - shared) + target[shared...]).joined(separator: "/")
+    }
+
+    /// The current snapshot (in a scratch directory that goes away) as `fullSize/<stem>.png`
+    /// under `directory`: a hard link where the file system allows it, else a copy.
+    static func keepBeside(_ path: String, in directory: String, as stem: String) -> String? {
+        let name = "fullSize/" + stem + ".current.png", target = directory + "/" + name
+        try? FileManager.default.createDirectory(atPath: directory + "/fullSize", withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: target)
+        if (try? FileManager.default.linkItem(atPath: path, toPath: target)) != nil { return name }
+        return (try? FileManager.default.copyItem(atPath: path, toPath: target)) != nil ? name : nil
+    }
+}
