@@ -43,22 +43,22 @@ extension HTMLReport.Entry {
     /// `reportDirectory`, the current one copied to `fullSize/` under it.
     public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]?,
                 baselinePNG: String?, currentPNG: String?, reportDirectory: String?, thumbnailWidth: Double) {
-        let paths = [baselinePNG, currentPNG].map { path in path.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } }
-        let sizes = paths.map { path in path.flatMap { FileManager.default.contents(atPath: $0) }.flatMap(PNGSize.init) }
-        let widest = Double(sizes.compactMap { $0?.width }.max() ?? 1)
+        // Each file decoded once: the comparison and the thumbnail use the same pixels.
+        let images = [baselinePNG, currentPNG].map { path in path.flatMap { path in SnapshotPictures.Image(path: path).map { (path, $0) } } }
+        let widest = Double(images.compactMap { $0?.1.width }.max() ?? 1)
         let scale = thumbnailWidth / max(widest, 1)
-        let pictures = zip(zip(paths, sizes), ["baseline", "current"]).map { pair, role -> ReportPicture? in
-            guard let path = pair.0, let size = pair.1 else { return nil }
+        let pictures = zip(images, ["baseline", "current"]).map { loaded, role -> ReportPicture? in
+            guard let (path, image) = loaded else { return nil }
             var link: String?
             if !comparison.passed, let directory = reportDirectory {
                 link = role == "baseline" ? Self.relativePath(path, from: directory) : Self.keepBeside(path, in: directory, as: comparison.testCase.fileStem)
             }
-            return ReportPicture(size: size, thumbnail: SnapshotPictures.thumbnail(ofPNG: path, scale: scale, quality: Self.thumbnailQuality),
-                                 link: link)
+            return ReportPicture(size: PNGSize(width: image.width, height: image.height),
+                                 thumbnail: image.thumbnail(scale: scale, quality: Self.thumbnailQuality), link: link)
         }
         var changed = ChangedPixels.notCompared
-        if let a = paths[0], let b = paths[1], let region = SnapshotPictures.changedRegion(a, b) {
-            changed = region.map(ChangedPixels.region) ?? .none
+        if let (_, a) = images[0], let (_, b) = images[1] {
+            changed = a.changedRegion(b).map(ChangedPixels.region) ?? .none
         }
         self.init(comparison: comparison, samples: samples, baselineSamples: baselineSamples,
                   baseline: pictures[0], current: pictures[1], changed: changed)

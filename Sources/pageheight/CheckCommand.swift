@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PageHeightBatch
 import PageHeightCore
 import PageHeightRegression
@@ -108,12 +109,17 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         try? FileManager.default.removeItem(atPath: directory + "/fullSize")
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let failed = comparisons.filter { !$0.passed }.count
-        let entries = shown.map { index, result in
-            HTMLReport.Entry(comparison: comparisons[index], samples: result.report?.samples ?? [],
-                             baselineSamples: suite.baselineTimeline(result.testCase),
-                             baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot, reportDirectory: directory,
-                             thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
+        // Decoding, comparing and scaling snapshots is CPU work: one case per core at a time.
+        let made = Mutex<[Int: HTMLReport.Entry]>([:])
+        DispatchQueue.concurrentPerform(iterations: shown.count) { place in
+            let (index, result) = shown[place]
+            let entry = HTMLReport.Entry(
+                comparison: comparisons[index], samples: result.report?.samples ?? [], baselineSamples: suite.baselineTimeline(result.testCase),
+                baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot, reportDirectory: directory,
+                thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
+            made.withLock { $0[place] = entry }
         }
+        let entries = made.withLock { made in shown.indices.compactMap { made[$0] } }
         let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
                                    note: [parsed.update ? "Compared with the baseline as it was before --update." : nil, software]
                                        .compactMap { $0 }.joinedOrNil(separator: " "),

@@ -47,6 +47,30 @@ struct PinnedFontsTests {
         #expect(installed == PinnedFonts.packages)
     }
 
+    /// The container recipe installs through the setup script in both stages (the build, as the
+    /// README's command; the image, its runtime list), names no package of its own, and is the
+    /// image docs/scale-out.md tells a fleet to build.
+    @Test func theContainerfileInstallsThroughTheSetupScriptAndKeepsNoPackageList() throws {
+        let recipe = try String(contentsOf: Self.root.appendingPathComponent("Containerfile"), encoding: .utf8)
+        let lines = recipe.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        let image = try #require(lines.first { $0.hasPrefix("ARG SWIFT_IMAGE=") }).dropFirst("ARG SWIFT_IMAGE=".count)
+        let stages = lines.filter { $0.hasPrefix("FROM ") }.map { $0.replacingOccurrences(of: "${SWIFT_IMAGE}", with: image) }
+        #expect(stages.count == 2 && stages.allSatisfy { $0.contains("bookworm") || $0.contains("debian:12") }, "\(stages)")
+        let runs = lines.filter { $0.hasPrefix("RUN ") }
+        #expect(runs.contains("RUN scripts/pageheight --version"), "the build stage runs the README's command: \(runs)")
+        #expect(runs.contains { $0.contains("PAGEHEIGHT_SETUP=runtime bash /opt/pageheight/scripts/lib/setup.sh") })
+        for line in lines {
+            #expect(!line.contains("apt-get install") && !line.contains("apt install") && !line.contains("fonts-"),
+                    "no second package list: \(line)")
+        }
+        #expect(lines.contains { $0.hasPrefix("COPY --from=build") && $0.contains("release/pageheight") && $0.contains("libPageHeightEGL.so") })
+        // The runtime list is the setup's own list, without the test tools.
+        let setup = try String(contentsOf: Self.root.appendingPathComponent("scripts/lib/setup.sh"), encoding: .utf8)
+        #expect(setup.contains(#"if [ "${PAGEHEIGHT_SETUP:-}" = runtime ]; then\#n  pageheight_install "${PAGEHEIGHT_PACKAGES[@]}""#))
+        let scaleOut = try String(contentsOf: Self.root.appendingPathComponent("docs/scale-out.md"), encoding: .utf8)
+        #expect(scaleOut.contains("[`Containerfile`](../Containerfile)") && scaleOut.contains("# built from the repository's Containerfile"))
+    }
+
     @Test func pinnedConfigurationListsOnlyItsFontsAndNeverTheMachinesConfiguration() {
         let text = FontsConf.pinned(
             fontFiles: ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"],

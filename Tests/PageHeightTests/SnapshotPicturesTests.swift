@@ -57,21 +57,23 @@ struct SnapshotPicturesTests {
         let wider = try file("wider", Self.png(width: 130, height: 80, color: page))
         defer { for path in [base, same, spot, longer, wider] { try? FileManager.default.removeItem(atPath: path) } }
 
-        #expect(SnapshotPictures.changedRegion(base, same) == .some(nil), "no pixel differs")
-        #expect(SnapshotPictures.changedRegion(base, spot) == SnapshotPictures.Region(left: 20, top: 30, right: 30, bottom: 35))
-        #expect(SnapshotPictures.changedRegion(longer, base) == SnapshotPictures.Region(left: 0, top: 80, right: 120, bottom: 95))
-        #expect(SnapshotPictures.changedRegion(base, wider) == SnapshotPictures.Region(left: 120, top: 0, right: 130, bottom: 80))
-        #expect(SnapshotPictures.changedRegion(base, base + ".none") == nil, "a file that cannot be read")
+        func image(_ path: String) throws -> SnapshotPictures.Image { try #require(SnapshotPictures.Image(path: path)) }
+        #expect(try image(base).changedRegion(image(same)) == nil, "no pixel differs")
+        #expect(try image(base).changedRegion(image(spot)) == SnapshotPictures.Region(left: 20, top: 30, right: 30, bottom: 35))
+        #expect(try image(longer).changedRegion(image(base)) == SnapshotPictures.Region(left: 0, top: 80, right: 120, bottom: 95))
+        #expect(try image(base).changedRegion(image(wider)) == SnapshotPictures.Region(left: 120, top: 0, right: 130, bottom: 80))
+        #expect(SnapshotPictures.Image(path: base + ".none") == nil, "a file that cannot be read")
     }
 
     @Test func aThumbnailIsAJPEGAtTheScaleAskedAndNeverLarger() throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Pages/regression/block-390x600.png").path
-        let half = try #require(SnapshotPictures.thumbnail(ofPNG: fixture, scale: 0.5))
+        let image = try #require(SnapshotPictures.Image(path: fixture))
+        #expect(image.width == 390 && image.height == 600)
+        let half = try #require(image.thumbnail(scale: 0.5))
         #expect(half.width == 195 && half.height == 300)
         #expect(half.jpeg.prefix(3) == Data([0xFF, 0xD8, 0xFF]), "a JPEG")
-        let whole = try #require(SnapshotPictures.thumbnail(ofPNG: fixture, scale: 3))
+        let whole = try #require(image.thumbnail(scale: 3))
         #expect(whole.width == 390 && whole.height == 600)
-        #expect(SnapshotPictures.thumbnail(ofPNG: fixture + ".none", scale: 0.5) == nil)
     }
 }

@@ -10,10 +10,12 @@
 # Sources/PageHeightCore/Fonts/PinnedFonts.swift, and a unit test keeps the two equal.
 set -euo pipefail
 
-# chromium: the check report's test opens the HTML report in headless Chromium. libglvnd-core-dev:
-# the EGL vendor interface that libPageHeightEGL.so implements.
-PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev libglvnd-core-dev pkg-config xvfb xauth dbus-daemon chromium
+# libglvnd-core-dev: the EGL vendor interface that libPageHeightEGL.so implements.
+PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev libglvnd-core-dev pkg-config xvfb xauth dbus-daemon
                      fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
+# chromium: the check report's test opens the HTML report in headless Chromium. Not for running
+# pageheight: the Containerfile's image sets PAGEHEIGHT_SETUP=runtime and goes without it.
+PAGEHEIGHT_TEST_PACKAGES=(chromium)
 
 pageheight_install() {
   local missing=()
@@ -29,7 +31,13 @@ pageheight_install() {
   fi
 }
 
-pageheight_install "${PAGEHEIGHT_PACKAGES[@]}"
+# PAGEHEIGHT_SETUP=runtime (the Containerfile's last stage): the packages pageheight runs with,
+# and nothing else: no test tools, no Swift (the binary carries its runtime).
+if [ "${PAGEHEIGHT_SETUP:-}" = runtime ]; then
+  pageheight_install "${PAGEHEIGHT_PACKAGES[@]}"
+  return 0 2>/dev/null || exit 0
+fi
+pageheight_install "${PAGEHEIGHT_PACKAGES[@]}" "${PAGEHEIGHT_TEST_PACKAGES[@]}"
 
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
   export PATH="/opt/swift/usr/bin:$PATH"

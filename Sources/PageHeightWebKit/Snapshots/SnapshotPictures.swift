@@ -25,40 +25,49 @@ public enum SnapshotPictures {
         }
     }
 
-    /// The PNG at `path` scaled by `scale` (at most 1) and encoded as JPEG; nil when it cannot
-    /// be read.
-    public static func thumbnail(ofPNG path: String, scale: Double, quality: Int = 60) -> Thumbnail? {
-        guard let image = gdk_pixbuf_new_from_file(path, nil) else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(image)) }
-        let width = max(1, Int((Double(gdk_pixbuf_get_width(image)) * min(scale, 1)).rounded()))
-        let height = max(1, Int((Double(gdk_pixbuf_get_height(image)) * min(scale, 1)).rounded()))
-        // Bilinear in GdkPixbuf averages every source pixel a target pixel covers: text shrinks
-        // to grey, not to a sample of dots.
-        guard let scaled = gdk_pixbuf_scale_simple(image, Int32(width), Int32(height), GDK_INTERP_BILINEAR) else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(scaled)) }
-        var buffer: UnsafeMutablePointer<gchar>?
-        var size: gsize = 0
-        let saved = "quality".withCString { key in
-            "\(quality)".withCString { value in
-                var keys: [UnsafeMutablePointer<gchar>?] = [UnsafeMutablePointer(mutating: key), nil]
-                var values: [UnsafeMutablePointer<gchar>?] = [UnsafeMutablePointer(mutating: value), nil]
-                return gdk_pixbuf_save_to_bufferv(scaled, &buffer, &size, "jpeg", &keys, &values, nil)
-            }
-        }
-        guard saved != 0, let buffer else { return nil }
-        defer { g_free(buffer) }
-        return Thumbnail(jpeg: Data(bytes: buffer, count: Int(size)), width: width, height: height)
-    }
+    /// A decoded image file (any format GdkPixbuf reads): decoded once, then compared and
+    /// scaled as often as needed.
+    public final class Image {
+        let pixbuf: OpaquePointer
+        public var width: Int { Int(gdk_pixbuf_get_width(pixbuf)) }
+        public var height: Int { Int(gdk_pixbuf_get_height(pixbuf)) }
 
-    /// The bounding box of the pixels whose colour differs between the PNGs at `a` and `b`, laid
-    /// over each other from the top left (a pixel only one of them has differs); `.some(nil)`
-    /// when none differs, nil when either cannot be read.
-    public static func changedRegion(_ a: String, _ b: String) -> Region?? {
-        guard let first = gdk_pixbuf_new_from_file(a, nil) else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(first)) }
-        guard let second = gdk_pixbuf_new_from_file(b, nil) else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(second)) }
-        return .some(region(Pixels(first), Pixels(second)))
+        /// nil when the file cannot be read as an image.
+        public init?(path: String) {
+            guard let pixbuf = gdk_pixbuf_new_from_file(path, nil) else { return nil }
+            self.pixbuf = pixbuf
+        }
+
+        deinit { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+
+        /// The image scaled by `scale` (at most 1) and encoded as JPEG.
+        public func thumbnail(scale: Double, quality: Int = 60) -> Thumbnail? {
+            let width = max(1, Int((Double(self.width) * min(scale, 1)).rounded()))
+            let height = max(1, Int((Double(self.height) * min(scale, 1)).rounded()))
+            // Bilinear in GdkPixbuf averages every source pixel a target pixel covers: text
+            // shrinks to grey, not to a sample of dots.
+            guard let scaled = gdk_pixbuf_scale_simple(pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR) else { return nil }
+            defer { g_object_unref(UnsafeMutableRawPointer(scaled)) }
+            var buffer: UnsafeMutablePointer<gchar>?
+            var size: gsize = 0
+            let saved = "quality".withCString { key in
+                "\(quality)".withCString { value in
+                    var keys: [UnsafeMutablePointer<gchar>?] = [UnsafeMutablePointer(mutating: key), nil]
+                    var values: [UnsafeMutablePointer<gchar>?] = [UnsafeMutablePointer(mutating: value), nil]
+                    return gdk_pixbuf_save_to_bufferv(scaled, &buffer, &size, "jpeg", &keys, &values, nil)
+                }
+            }
+            guard saved != 0, let buffer else { return nil }
+            defer { g_free(buffer) }
+            return Thumbnail(jpeg: Data(bytes: buffer, count: Int(size)), width: width, height: height)
+        }
+
+        /// The bounding box of the pixels whose colour differs from `other`'s, the two laid over
+        /// each other from the top left (a pixel only one of them has differs); nil when none
+        /// differs.
+        public func changedRegion(_ other: Image) -> Region? {
+            withExtendedLifetime((self, other)) { SnapshotPictures.region(Pixels(pixbuf), Pixels(other.pixbuf)) }
+        }
     }
 
     /// An image's RGB bytes as GdkPixbuf holds them (8 bits a sample).
