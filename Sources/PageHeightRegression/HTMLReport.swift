@@ -22,15 +22,19 @@ public enum HTMLReport {
         public var baseline: ReportPicture?
         public var current: ReportPicture?
         public var changed: ChangedPixels
+        /// Why this run has no snapshot (the report's `snapshotError`: a page too tall to draw).
+        public var currentSnapshotError: String?
 
         public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]? = nil,
-                    baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared) {
+                    baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared,
+                    currentSnapshotError: String? = nil) {
             self.comparison = comparison
             self.samples = samples
             self.baselineSamples = baselineSamples
             self.baseline = baseline
             self.current = current
             self.changed = changed
+            self.currentSnapshotError = currentSnapshotError
         }
     }
 
@@ -94,7 +98,7 @@ public enum HTMLReport {
         <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height, baselineSamples: entry.baselineSamples))<figcaption>\(chartCaption(entry))</figcaption></figure>
         <div class="snapshots">
         \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed))
-        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed))
+        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed, error: entry.currentSnapshotError))
         </div>
         <p class="changed-region" data-role="changed-region">\(regionText(baseline?.size, current?.size, entry.changed))</p>
         </section>
@@ -117,9 +121,11 @@ public enum HTMLReport {
 
     /// A snapshot's thumbnail with the rows the other snapshot lacks and the changed pixels
     /// marked (percentages of its size, so the marks scale with it).
-    static func figure(_ role: String, _ caption: String, _ picture: ReportPicture?, other: PNGSize?, changed: ChangedPixels) -> String {
+    static func figure(_ role: String, _ caption: String, _ picture: ReportPicture?, other: PNGSize?, changed: ChangedPixels,
+                       error: String? = nil) -> String {
         guard let picture, let thumbnail = picture.thumbnail else {
-            let why = picture != nil ? " (the file could not be read)" : role == "baseline" ? " (the baseline was recorded without snapshots)" : ""
+            let why = picture != nil ? " (the file could not be read)" : error.map { ": " + $0 }
+                ?? (role == "baseline" ? " (the baseline was recorded without snapshots)" : "")
             return #"<figure class="snapshot \#(role) missing"><figcaption>\#(escape(caption))</figcaption><p class="no-snapshot">no \#(role) snapshot\#(why)</p></figure>"#
         }
         let own = picture.size
@@ -172,7 +178,8 @@ public enum HTMLReport {
     .stack { position: relative; display: inline-block; vertical-align: top; }
     .stack img { display: block; width: 100%; height: auto; }
     .full-size { font-size: 12px; }
-    .index ol { columns: 2; } .index li.fail a { color: #c62828; font-weight: bold; }
+    .index ol { max-height: 40vh; overflow: auto; margin: 0; } .index li { overflow-wrap: anywhere; }
+    .index li.fail a { color: #c62828; font-weight: bold; }
     body.failed-only .case.pass, body.failed-only .index li.pass { display: none; }
     .accept code { background: #f4f4f4; padding: 1px 4px; user-select: all; }
     .mark { position: absolute; left: 0; right: 0; pointer-events: none; }

@@ -42,7 +42,8 @@ extension HTMLReport.Entry {
     /// failed case links its full-size PNGs: the baseline's where it is, relative to
     /// `reportDirectory`, the current one copied to `fullSize/` under it.
     public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]?,
-                baselinePNG: String?, currentPNG: String?, reportDirectory: String?, thumbnailWidth: Double) {
+                baselinePNG: String?, currentPNG: String?, currentSnapshotError: String? = nil, reportDirectory: String?,
+                thumbnailWidth: Double) {
         // Each file decoded once: the comparison and the thumbnail use the same pixels.
         let images = [baselinePNG, currentPNG].map { path in path.flatMap { path in SnapshotPictures.Image(path: path).map { (path, $0) } } }
         let widest = Double(images.compactMap { $0?.1.width }.max() ?? 1)
@@ -61,7 +62,7 @@ extension HTMLReport.Entry {
             changed = a.changedRegion(b).map(ChangedPixels.region) ?? .none
         }
         self.init(comparison: comparison, samples: samples, baselineSamples: baselineSamples,
-                  baseline: pictures[0], current: pictures[1], changed: changed)
+                  baseline: pictures[0], current: pictures[1], changed: changed, currentSnapshotError: currentSnapshotError)
     }
 
     /// `path` as a link from a file in `directory` (both made absolute).

@@ -115,7 +115,8 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             let (index, result) = shown[place]
             let entry = HTMLReport.Entry(
                 comparison: comparisons[index], samples: result.report?.samples ?? [], baselineSamples: suite.baselineTimeline(result.testCase),
-                baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot, reportDirectory: directory,
+                baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot,
+                currentSnapshotError: result.report?.snapshotError, reportDirectory: directory,
                 thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
             made.withLock { $0[place] = entry }
         }

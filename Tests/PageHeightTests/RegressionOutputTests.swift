@@ -57,6 +57,12 @@ struct RegressionOutputTests {
         let rows = HTMLReport.html(suiteName: "suite.json", summary: "", entries: [unread])
         #expect(rows.contains("changed region: rows 60–66 exist only in the current snapshot"))
         #expect(!rows.contains("baseline-timeline") && !rows.contains("data-diff"))
+
+        var tall = entry
+        tall.current = nil
+        tall.currentSnapshotError = "There was an error creating the snapshot"
+        #expect(HTMLReport.html(suiteName: "suite.json", summary: "", entries: [tall])
+            .contains(#"<p class="no-snapshot">no current snapshot: There was an error creating the snapshot</p>"#))
     }
 
     @Test func sweepTablePutsWidthsDownAndFontSizesAcross() {
