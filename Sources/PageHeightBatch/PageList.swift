@@ -12,8 +12,7 @@ public struct PageList: Sendable, Equatable {
         public var page: String
 
         public init(index: Int, page: String) {
-            self.index = index
-            self.page = page
+            (self.index, self.page) = (index, page)
         }
     }
 

@@ -13,9 +13,7 @@ public enum ResumeCheck {
         public var options: String
 
         public init(index: Int, url: String, options: String) {
-            self.index = index
-            self.url = url
-            self.options = options
+            (self.index, self.url, self.options) = (index, url, options)
         }
     }
 

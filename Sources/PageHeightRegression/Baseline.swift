@@ -79,14 +79,3 @@ public struct Baseline: Sendable, Equatable, Codable {
         }
     }
 }
-
-/// Why a baseline file cannot be read or written: "baseline FILE: detail".
-public struct BaselineError: Error, Equatable, CustomStringConvertible {
-    public var path: String
-    public var detail: String
-    public init(_ path: String, _ detail: String) {
-        self.path = path
-        self.detail = detail
-    }
-    public var description: String { "baseline \(path): \(detail)" }
-}

@@ -12,10 +12,7 @@ public struct CaseOutcome: Sendable, Equatable {
     public var spread: RepeatSpread?
 
     public init(status: PageStatus, height: Double?, message: String? = nil, spread: RepeatSpread? = nil) {
-        self.status = status
-        self.height = height
-        self.message = message
-        self.spread = spread
+        (self.status, self.height, self.message, self.spread) = (status, height, message, spread)
     }
 
     /// `1234 px`, `~1091 px` (fallback), `runaway 944 px`, `load-error`.

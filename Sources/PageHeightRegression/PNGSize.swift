@@ -6,8 +6,7 @@ public struct PNGSize: Sendable, Equatable {
     public var height: Int
 
     public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
+        (self.width, self.height) = (width, height)
     }
 
     public init?(_ data: Data) {

@@ -13,10 +13,7 @@ public struct RegressionCase: Hashable, Sendable, Comparable, Codable {
     public var zoom: Double
 
     public init(page: String, width: Int, fontSize: Int, zoom: Double) {
-        self.page = page
-        self.width = width
-        self.fontSize = fontSize
-        self.zoom = zoom
+        (self.page, self.width, self.fontSize, self.zoom) = (page, width, fontSize, zoom)
     }
 
     /// How failure lines, JUnit and the HTML report name the case:

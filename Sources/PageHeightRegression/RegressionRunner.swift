@@ -16,10 +16,7 @@ public final class RegressionRunner: @unchecked Sendable {
         public var snapshot: String?
 
         public init(testCase: RegressionCase, source: Result<PageSource, PageSourceFailure>, options: MeasureOptions, snapshot: String?) {
-            self.testCase = testCase
-            self.source = source
-            self.options = options
-            self.snapshot = snapshot
+            (self.testCase, self.source, self.options, self.snapshot) = (testCase, source, options, snapshot)
         }
     }
 

@@ -109,14 +109,3 @@ public struct RegressionSuite: Sendable, Equatable {
         return url.deletingLastPathComponent().appendingPathComponent(stem + suffix).path
     }
 }
-
-/// Why a suite file cannot be used: "suite FILE: detail".
-public struct SuiteError: Error, Equatable, CustomStringConvertible {
-    public var path: String
-    public var detail: String
-    public init(_ path: String, _ detail: String) {
-        self.path = path
-        self.detail = detail
-    }
-    public var description: String { "suite \(path): \(detail)" }
-}

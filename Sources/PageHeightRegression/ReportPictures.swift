@@ -12,9 +12,7 @@ public struct ReportPicture: Sendable, Equatable {
     public var link: String?
 
     public init(size: PNGSize, thumbnail: SnapshotPictures.Thumbnail?, link: String? = nil) {
-        self.size = size
-        self.thumbnail = thumbnail
-        self.link = link
+        (self.size, self.thumbnail, self.link) = (size, thumbnail, link)
     }
 }
 

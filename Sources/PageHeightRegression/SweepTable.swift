@@ -10,8 +10,7 @@ public struct SweepTable: Sendable, Equatable {
         public var testCase: RegressionCase
         public var outcome: CaseOutcome
         public init(_ testCase: RegressionCase, _ outcome: CaseOutcome) {
-            self.testCase = testCase
-            self.outcome = outcome
+            (self.testCase, self.outcome) = (testCase, outcome)
         }
     }
 

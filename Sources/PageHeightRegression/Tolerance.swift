@@ -11,8 +11,7 @@ public struct Tolerance: Sendable, Equatable {
     public var percent: Double?
 
     public init(pixels: Double? = nil, percent: Double? = nil) {
-        self.pixels = pixels
-        self.percent = percent
+        (self.pixels, self.percent) = (pixels, percent)
     }
 
     /// The largest move allowed from `baseline`, in CSS px.

@@ -20,9 +20,7 @@ public struct TuneCandidate: Sendable, Equatable {
     public static let readerAppThreshold = 5.0
 
     public init(schedule: GrowingDelaySchedule, threshold: Double, origin: Origin) {
-        self.schedule = schedule
-        self.threshold = threshold
-        self.origin = origin
+        (self.schedule, self.threshold, self.origin) = (schedule, threshold, origin)
     }
 
     /// The reader app as it is: its sleeps and its 5 px threshold.

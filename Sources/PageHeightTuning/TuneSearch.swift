@@ -8,8 +8,7 @@ public struct TuneSearch: Sendable {
     public var tolerance: Double
 
     public init(candidates: [TuneCandidate], tolerance: Double) {
-        self.candidates = candidates
-        self.tolerance = tolerance
+        (self.candidates, self.tolerance) = (candidates, tolerance)
     }
 
     public func run(_ reports: [RecordedReport]) -> TuneResult {

@@ -15,6 +15,14 @@ struct HardeningTests {
     static let pages = FixtureCase.pagesDirectory
     static let staticPage = pages.appendingPathComponent("static.html").path
 
+    /// A scratch directory `name` with `list.txt` listing `pages`, and the path for `out.jsonl`.
+    static func batchFiles(_ name: String, pages: [String]) throws -> (directory: URL, list: String, out: String) {
+        let directory = try HostilePageTests.temporaryDirectory(name)
+        let list = directory.appendingPathComponent("list.txt").path
+        try pages.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        return (directory, list, directory.appendingPathComponent("out.jsonl").path)
+    }
+
     /// The binary, killed after a minute unless told otherwise (the run then says `timedOut`).
     static func run(_ arguments: [String], within seconds: Double = 60, environment: [String: String?] = [:],
                     standardOutput: FileHandle? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> PageHeightBinary.Run {
@@ -348,11 +356,8 @@ struct HardeningTests {
     /// that names the cause and how to go on; what was written stays, and `--resume` measures
     /// the rest.
     @Test func aLostDisplayEndsTheBatchWithAMessageAndResumeGoesOn() throws {
-        let directory = try HostilePageTests.temporaryDirectory("xvfb")
+        let (directory, list, out) = try Self.batchFiles("xvfb", pages: Array(repeating: Self.staticPage, count: 12))
         defer { try? FileManager.default.removeItem(at: directory) }
-        let list = directory.appendingPathComponent("list.txt").path
-        let out = directory.appendingPathComponent("out.jsonl").path
-        try Array(repeating: Self.staticPage, count: 12).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let killed = try Self.run(["batch", "--jobs", "1", "--clock", "real", "--no-progress", "--out", out, list], within: 60) { pid in
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline, ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").isEmpty { usleep(20_000) }
@@ -372,12 +377,9 @@ struct HardeningTests {
     /// views at once on the engine's thread is what delays the latest ones), and the whole batch
     /// within the timeout plus the time to start its views.
     @Test func manyJobsOfStalledPagesKeepTheirTimeout() throws {
-        let directory = try HostilePageTests.temporaryDirectory("many-jobs")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let list = directory.appendingPathComponent("list.txt").path
-        let out = directory.appendingPathComponent("out.jsonl").path
         let page = HostileCase.directory.appendingPathComponent("busy-after-load.html").path
-        try Array(repeating: page, count: 32).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let (directory, list, out) = try Self.batchFiles("many-jobs", pages: Array(repeating: page, count: 32))
+        defer { try? FileManager.default.removeItem(at: directory) }
         let started = Date()
         let run = try Self.run(["batch", "--jobs", "32", "--timeout", "5", "--no-progress", "--out", out, list], within: 60)
         let wall = Date().timeIntervalSince(started)

@@ -16,7 +16,6 @@ public struct FontChoice: Codable, Sendable, Equatable {
     public var directories: [String] = []
 
     public init(mode: Mode = .pinned, directories: [String] = []) {
-        self.mode = mode
-        self.directories = directories
+        (self.mode, self.directories) = (mode, directories)
     }
 }

@@ -6,8 +6,7 @@ public struct FontSet: Codable, Sendable, Equatable {
         public var version: String
 
         public init(name: String, version: String) {
-            self.name = name
-            self.version = version
+            (self.name, self.version) = (name, version)
         }
     }
 
@@ -25,10 +24,6 @@ public struct FontSet: Codable, Sendable, Equatable {
     public var digest: String
 
     public init(mode: FontChoice.Mode, packages: [Package], directories: [String], files: Int, digest: String) {
-        self.mode = mode
-        self.packages = packages
-        self.directories = directories
-        self.files = files
-        self.digest = digest
+        (self.mode, self.packages, self.directories, self.files, self.digest) = (mode, packages, directories, files, digest)
     }
 }

@@ -88,14 +88,3 @@ public struct ReaderTemplate: Sendable, Equatable {
 </html>
 """#
 }
-
-/// Why a template cannot be used: "template FILE: detail".
-public struct TemplateError: Error, Equatable, CustomStringConvertible {
-    public var origin: String
-    public var detail: String
-    public init(_ origin: String, _ detail: String) {
-        self.origin = origin
-        self.detail = detail
-    }
-    public var description: String { "template \(origin): \(detail)" }
-}

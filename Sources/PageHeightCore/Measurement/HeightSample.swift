@@ -24,12 +24,7 @@ public struct HeightSample: Codable, Sendable, Equatable {
     public var real: Double?
 
     public init(t: Double, height: Double?, source: Source, poll: Int? = nil, cause: String? = nil, real: Double? = nil) {
-        self.t = t
-        self.height = height
-        self.source = source
-        self.poll = poll
-        self.cause = cause
-        self.real = real
+        (self.t, self.height, self.source, self.poll, self.cause, self.real) = (t, height, source, poll, cause, real)
     }
 
     /// Whether the reading is a height the reader app would use.
@@ -48,9 +43,6 @@ public struct ClockJump: Codable, Sendable, Equatable {
     public var reason: String
 
     public init(from: Double, to: Double, real: Double, reason: String) {
-        self.from = from
-        self.to = to
-        self.real = real
-        self.reason = reason
+        (self.from, self.to, self.real, self.reason) = (from, to, real, reason)
     }
 }

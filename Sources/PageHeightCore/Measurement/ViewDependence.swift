@@ -9,8 +9,7 @@ public struct ViewLaw: Codable, Sendable, Equatable, CustomStringConvertible {
     public static let followsSlope = 0.98
 
     public init(slope: Double, intercept: Double) {
-        self.slope = slope
-        self.intercept = intercept
+        (self.slope, self.intercept) = (slope, intercept)
     }
 
     /// The law through two readings; nil when their views are less than a pixel apart.
@@ -51,10 +50,7 @@ public struct ViewDependence: Codable, Sendable, Equatable {
     public var runawayStartedAt: Double?
 
     public init(dependsOnView: Bool?, law: ViewLaw? = nil, noFitHeight: Double? = nil, culprits: [String]? = nil) {
-        self.dependsOnView = dependsOnView
-        self.law = law
-        self.noFitHeight = noFitHeight
-        self.culprits = culprits
+        (self.dependsOnView, self.law, self.noFitHeight, self.culprits) = (dependsOnView, law, noFitHeight, culprits)
     }
 
     /// What the content did at the cap, from its height there and at a second view height.

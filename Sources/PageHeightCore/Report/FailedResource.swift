@@ -9,8 +9,7 @@ public struct FailedResource: Codable, Sendable, Equatable {
     public var reason: String
 
     public init(url: String, reason: String) {
-        self.url = url
-        self.reason = reason
+        (self.url, self.reason) = (url, reason)
     }
 
     /// The engine's failed requests with the resources the page saw fail that the engine never

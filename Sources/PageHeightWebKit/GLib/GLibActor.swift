@@ -51,8 +51,7 @@ final class GLibExecutor: SerialExecutor {
         let job: UnownedJob
         let executor: UnownedSerialExecutor
         init(_ job: UnownedJob, executor: UnownedSerialExecutor) {
-            self.job = job
-            self.executor = executor
+            (self.job, self.executor) = (job, executor)
         }
     }
 }

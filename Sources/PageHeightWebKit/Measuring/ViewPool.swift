@@ -53,8 +53,7 @@ final class ViewPool {
     private var shelves: [String: Shelf] = [:]
 
     init(context: OpaquePointer, filter: OpaquePointer? = nil) {
-        self.context = context
-        self.filter = filter
+        (self.context, self.filter) = (context, filter)
     }
 
     /// A view for a page of `options` whose content filter is `boundary`: a ready view that

@@ -19,9 +19,7 @@ public enum SnapshotPictures {
         public var height: Int
 
         public init(jpeg: Data, width: Int, height: Int) {
-            self.jpeg = jpeg
-            self.width = width
-            self.height = height
+            (self.jpeg, self.width, self.height) = (jpeg, width, height)
         }
     }
 
