@@ -51,9 +51,9 @@ public final class BatchRunner: @unchecked Sendable {
     public func run(_ entries: [PageList.Entry]) async -> BatchSummary {
         let summary = SummaryCollector(total: entries.count)
         let started = Date()
-        await MeasuringJobs.run(entries, jobs: jobs) { [self] entry, upcoming in
+        await MeasuringJobs.run(entries, jobs: jobs) { [self] entry, upcoming, verdictReached in
             progress?.started(entry.index, name: entry.page)
-            let report = await measure(entry, upcoming: upcoming)
+            let report = await measure(entry, upcoming: upcoming, verdictReached: verdictReached)
             do throws(OutputError) {
                 try log.write(ReportEncoding.jsonLine(report))
             } catch {
@@ -66,7 +66,8 @@ public final class BatchRunner: @unchecked Sendable {
         return await summary.result(wall: Date().timeIntervalSince(started))
     }
 
-    private func measure(_ entry: PageList.Entry, upcoming: PageList.Entry?) async -> PageReport {
+    private func measure(_ entry: PageList.Entry, upcoming: PageList.Entry?,
+                         verdictReached: @escaping @Sendable () -> Void) async -> PageReport {
         var report: PageReport
         do {
             var source = try PageSource.parse(entry.page, standardInput: { nil })
@@ -79,7 +80,9 @@ public final class BatchRunner: @unchecked Sendable {
             // The next entry's view is made ready meanwhile. Template pages share the template's
             // folder, and so one content filter: nothing to announce.
             let next = template == nil ? upcoming.flatMap { try? PageSource.parse($0.page, standardInput: { nil }) } : nil
-            report = await engine.measure(source, options: options, upcoming: next, log: log)
+            // A page that crashed is measured again: its job is freed only after its last attempt.
+            report = await engine.measure(source, options: options, upcoming: next, log: log,
+                                          verdictReached: retries == 0 ? verdictReached : nil)
             var attempt = 0
             while report.status == .crashed, attempt < retries {
                 attempt += 1

@@ -47,7 +47,7 @@ public final class RegressionRunner: @unchecked Sendable {
                     started: @escaping @Sendable (Int, RegressionCase) -> Void = { _, _ in },
                     finished: @escaping @Sendable (CaseResult) -> Void = { _ in }) async -> [CaseResult] {
         let results = ResultStore()
-        await MeasuringJobs.run(Array(work.enumerated()), jobs: jobs) { [self] place, upcoming in
+        await MeasuringJobs.run(Array(work.enumerated()), jobs: jobs) { [self] place, upcoming, _ in
             started(place.offset, place.element.testCase)
             let result = await measure(place.element, upcoming: upcoming?.element, verbose: verbose)
             finished(result)

@@ -113,9 +113,12 @@ public final class PageHeightEngine: @unchecked Sendable {
     ///     entry): a view is made ready for it (its content filter compiled and adopted, a blank
     ///     page shown) while this one is measured.
     ///   - log: timestamped steps (the CLI's `--verbose`), called on the engine's thread.
+    ///   - verdictReached: called (on the engine's thread) the moment the page has its verdict,
+    ///     before its final reading and report: a worker pool may start its next page then.
     public func measure(_ page: PageSource, options: MeasureOptions = MeasureOptions(), snapshot: String? = nil,
                         freshView: Bool = false, upcoming: PageSource? = nil,
-                        log: @escaping @Sendable (String) -> Void = { _ in }) async -> PageReport {
+                        log: @escaping @Sendable (String) -> Void = { _ in },
+                        verdictReached: (@Sendable () -> Void)? = nil) async -> PageReport {
         var report: PageReport
         if let asked = options.fonts, asked != fonts {
             let problem = EngineError.fontsUnavailable("this measurement asks for \(asked.mode.rawValue) fonts and "
@@ -124,7 +127,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             report = ReportBuilder.inputError(url: page.url, message: "\(problem)", options: options)
         } else {
             report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView,
-                                        upcoming: upcoming, log: log, pools: pools)
+                                        upcoming: upcoming, log: log, verdictReached: verdictReached, pools: pools)
         }
         report.options.fonts = fonts
         report.fonts = fontSet
@@ -133,7 +136,8 @@ public final class PageHeightEngine: @unchecked Sendable {
 
     @GLibActor
     private static func measure(_ page: PageSource, options: MeasureOptions, snapshot: String?, freshView: Bool,
-                                upcoming: PageSource?, log: @escaping @Sendable (String) -> Void, pools: EnginePools) async -> PageReport {
+                                upcoming: PageSource?, log: @escaping @Sendable (String) -> Void,
+                                verdictReached: (@Sendable () -> Void)?, pools: EnginePools) async -> PageReport {
         let pool: ViewPool
         let boundary: OpaquePointer
         do {
@@ -152,7 +156,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             }
         }
         let driver = MeasurementDriver(pool: pool, view: view, source: page, boundary: boundary, options: options,
-                                       snapshotPath: snapshot, freshView: freshView, log: log)
+                                       snapshotPath: snapshot, freshView: freshView, log: log, verdictReached: verdictReached)
         return await driver.run()
     }
 

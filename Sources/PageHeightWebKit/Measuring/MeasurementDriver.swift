@@ -37,9 +37,13 @@ final class MeasurementDriver {
 
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
+    /// Told the moment the page has its verdict, before its report is made.
+    private let verdictReached: (@Sendable () -> Void)?
 
     init(pool: ViewPool, view: PageView, source: PageSource, boundary: OpaquePointer, options: MeasureOptions,
-         snapshotPath: String?, freshView: Bool = false, log: @escaping @Sendable (String) -> Void) {
+         snapshotPath: String?, freshView: Bool = false, log: @escaping @Sendable (String) -> Void,
+         verdictReached: (@Sendable () -> Void)? = nil) {
+        self.verdictReached = verdictReached
         self.pool = pool
         self.source = source
         self.boundary = boundary
@@ -75,6 +79,8 @@ final class MeasurementDriver {
         startedEpoch = Date().timeIntervalSince1970
         let (reason, endedAt) = await measureWithinTimeout()
         note("ended: \(reason)")
+        pool.verdictReached(view, options: options)
+        verdictReached?()
         let report = await report(for: reason, endedAt: endedAt)
         giveBack(after: reason)
         return report

@@ -93,6 +93,8 @@ final class PageView {
     /// Pages measured in this view's current web process; the pool renews the process after a
     /// number of them.
     var uses = 0
+    /// Its page has its verdict and is being reported (`ViewPool.verdictReached`).
+    var finishing = false
     /// Whether the view's web process was renewed since its last page.
     private(set) var renewed = false
     /// The pid of the view's web process, when known (WebKit's API does not tell it). WebKit

@@ -96,13 +96,23 @@ final class ViewPool {
         } // else a view that comes back takes it on
     }
 
+    /// The page in `view` has its verdict: what is left (its final reading, its report) no
+    /// longer counts as measuring, so that the next page, which may start meanwhile, finds or
+    /// awaits this view rather than a new one.
+    func verdictReached(_ view: PageView, options: MeasureOptions) {
+        guard !view.finishing else { return }
+        view.finishing = true
+        measuring -= 1
+        shelves[Self.key(options)]?.measuring -= 1
+    }
+
     /// Returns a view after a page, at once. A view that can be reused is made ready for the
     /// next page in the background (`ready`), else closed.
     func checkin(_ view: PageView, options: MeasureOptions) {
         let key = Self.key(options)
-        let alone = measuring == 1
-        measuring -= 1
-        shelves[key]?.measuring -= 1
+        verdictReached(view, options: options)
+        view.finishing = false
+        let alone = measuring == 0
         IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
         view.uses += 1
         guard view.reusable, (shelves[key]?.idle.count ?? 0) < maxIdle else { return close(view, key: key) }
