@@ -8,10 +8,10 @@ import PageHeightCore
 /// all). Per case: the baseline and current heights, the command that accepts a failure
 /// (`check --update --grep`), both timelines in one SVG chart, and the two snapshots side by
 /// side as JPEG thumbnails inlined (made at one scale and shown at their own size), scrolling
-/// together, with the changed region
-/// marked: the rows only one snapshot has, and the box around every pixel that differs (found at
-/// full resolution when the report is written). A failed case links its full-size PNGs, copied
-/// under `fullSize/` beside the file.
+/// together, with the changed region marked: the rows only one snapshot has, and the box around
+/// every pixel that differs (found at full resolution when the report is written). A failed
+/// case links its full-size PNGs: the baseline's where it is, the current one kept under
+/// `fullSize/` beside the file (`HTMLReport.Entry.init(comparison:…baselinePNG:…)`).
 public enum HTMLReport {
     public struct Entry: Sendable {
         public var comparison: CaseComparison

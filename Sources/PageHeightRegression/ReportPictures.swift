@@ -3,7 +3,7 @@ import PageHeightCore
 import PageHeightWebKit
 
 /// A snapshot as the HTML report shows it: a JPEG thumbnail inlined, its full size, and, for a
-/// failed case, the full-size PNG copied beside the report.
+/// failed case, a link to the full-size PNG.
 public struct ReportPicture: Sendable, Equatable {
     /// The full-size snapshot's pixel size.
     public var size: PNGSize

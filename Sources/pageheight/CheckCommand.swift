@@ -107,10 +107,9 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     if let directory = parsed.report {
         let shown = results.enumerated().filter { parsed.all || !comparisons[$0.offset].passed }
         try? FileManager.default.removeItem(atPath: directory + "/fullSize")
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let failed = comparisons.filter { !$0.passed }.count
         // Decoding, comparing and scaling snapshots is CPU work: one case per core at a time.
-        let made = Mutex<[Int: HTMLReport.Entry]>([:])
+        let made = Mutex<[HTMLReport.Entry?]>(Array(repeating: nil, count: shown.count))
         DispatchQueue.concurrentPerform(iterations: shown.count) { place in
             let (index, result) = shown[place]
             let entry = HTMLReport.Entry(
@@ -120,10 +119,10 @@ func runCheck(_ arguments: [String]) async -> Int32 {
                 thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
             made.withLock { $0[place] = entry }
         }
-        let entries = made.withLock { made in shown.indices.compactMap { made[$0] } }
+        let entries = made.withLock { $0.compactMap { $0 } }
+        let notes = [parsed.update ? "Compared with the baseline as it was before --update." : nil, software].compactMap { $0 }
         let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
-                                   note: [parsed.update ? "Compared with the baseline as it was before --update." : nil, software]
-                                       .compactMap { $0 }.joinedOrNil(separator: " "),
+                                   note: notes.isEmpty ? nil : notes.joined(separator: " "),
                                    suiteArgument: parsed.suite)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -194,11 +193,6 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         print("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
     }
     return summary.passed ? 0 : 1
-}
-
-extension [String] {
-    /// The elements joined, or nil when there are none.
-    func joinedOrNil(separator: String) -> String? { isEmpty ? nil : joined(separator: separator) }
 }
 
 /// Above the failures: what differs between the software the baseline was measured with and

@@ -17,10 +17,7 @@ public struct MeasuredWith: Codable, Sendable, Equatable {
         public var digest: String
 
         public init(_ set: FontSet) {
-            mode = set.mode
-            packages = set.packages
-            files = set.files
-            digest = set.digest
+            (mode, packages, files, digest) = (set.mode, set.packages, set.files, set.digest)
         }
     }
 
@@ -29,9 +26,7 @@ public struct MeasuredWith: Codable, Sendable, Equatable {
     public var fonts: Fonts
 
     public init(pageheight: String = PageHeightVersion.current, webKitGTK: String, fonts: FontSet) {
-        self.pageheight = pageheight
-        self.webKitGTK = webKitGTK
-        self.fonts = Fonts(fonts)
+        (self.pageheight, self.webKitGTK, self.fonts) = (pageheight, webKitGTK, Fonts(fonts))
     }
 
     /// One phrase per difference from `old`, old value first: `WebKitGTK 2.48.1 → 2.50.6`.

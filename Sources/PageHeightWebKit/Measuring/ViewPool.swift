@@ -110,7 +110,7 @@ final class ViewPool {
     /// next page in the background (`ready`), else closed.
     func checkin(_ view: PageView, options: MeasureOptions) {
         let key = Self.key(options)
-        verdictReached(view, options: options)
+        verdictReached(view, options: options) // counts the page out, unless its verdict already did
         view.finishing = false
         let alone = measuring == 0
         IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
