@@ -26,7 +26,12 @@ let package = Package(
         // The few C helpers Swift cannot express itself (macros, varargs, _finish unpacking).
         // libX11 for one call: the handler for a display that goes away (`ph_on_display_lost`).
         .target(name: "CPageHeightShim", dependencies: ["CWebKit"], linkerSettings: [.linkedLibrary("X11")]),
-        .target(name: "PageHeightCore", swiftSettings: swift6),
+        .target(
+            name: "PageHeightCore",
+            // The built-in reader template (`pageheight --template default`), compiled into the binary.
+            resources: [.embedInCode("Input/Templates/reader.html")],
+            swiftSettings: swift6
+        ),
         // The only Swift module that imports the C modules.
         .target(
             name: "PageHeightWebKit",

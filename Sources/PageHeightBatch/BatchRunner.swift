@@ -32,11 +32,8 @@ public final class BatchRunner: @unchecked Sendable {
         self.options = options
         self.jobs = max(1, jobs)
         self.retries = max(0, retries)
-        self.template = template
-        self.log = log
-        self.progress = progress
-        self.steps = steps
-        self.writeFailed = writeFailed
+        (self.template, self.log, self.progress, self.steps, self.writeFailed)
+            = (template, log, progress, steps, writeFailed)
     }
 
     /// A default for `--jobs`: two per core (a page spends most of its time waiting: the quiet

@@ -33,11 +33,8 @@ public final class RunProgress: @unchecked Sendable {
     ///   - write: where the text goes (stderr).
     public init(total: Int, unit: String, display: Display, interval: Double = 10,
                 write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
-        self.total = total
-        self.unit = unit
-        self.display = display
-        self.interval = interval
-        self.write = write
+        (self.total, self.unit, self.display, self.interval, self.write)
+            = (total, unit, display, interval, write)
         guard display != .none else { return }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         let every = display == .live ? 1.0 : interval

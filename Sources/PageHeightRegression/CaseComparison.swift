@@ -23,10 +23,8 @@ public struct CaseComparison: Sendable, Equatable {
     public var verdict: Verdict
 
     public init(_ testCase: RegressionCase, baseline: Baseline.Entry?, current: CaseOutcome, tolerance: Tolerance) {
-        self.testCase = testCase
-        self.baseline = baseline
-        self.current = current
-        self.tolerance = tolerance
+        (self.testCase, self.baseline, self.current, self.tolerance)
+            = (testCase, baseline, current, tolerance)
         if let spread = current.spread, spread.nondeterministic,
            spread.outcomes.contains(where: { $0.status != spread.chosen.status }) || spread.spread > tolerance.allowance(from: current.height ?? 0) {
             verdict = .nondeterministic

@@ -28,13 +28,8 @@ public enum HTMLReport {
         public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]? = nil,
                     baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared,
                     currentSnapshotError: String? = nil) {
-            self.comparison = comparison
-            self.samples = samples
-            self.baselineSamples = baselineSamples
-            self.baseline = baseline
-            self.current = current
-            self.changed = changed
-            self.currentSnapshotError = currentSnapshotError
+            (self.comparison, self.samples, self.baselineSamples, self.baseline, self.current, self.changed, self.currentSnapshotError)
+                = (comparison, samples, baselineSamples, baseline, current, changed, currentSnapshotError)
         }
     }
 

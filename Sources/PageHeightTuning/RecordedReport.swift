@@ -21,16 +21,8 @@ public struct RecordedReport: Decodable, Sendable, Equatable {
     public init(url: String, index: Int? = nil, status: PageStatus, height: Double?, samples: [HeightSample],
                 timings: Timings, options: MeasureOptions, strategies: Strategies, fitSteps: [RunawayDetector.Step]? = nil,
                 viewDependence: ViewDependence? = nil) {
-        self.url = url
-        self.index = index
-        self.status = status
-        self.height = height
-        self.samples = samples
-        self.timings = timings
-        self.options = options
-        self.strategies = strategies
-        self.fitSteps = fitSteps
-        self.viewDependence = viewDependence
+        (self.url, self.index, self.status, self.height, self.samples, self.timings, self.options, self.strategies, self.fitSteps, self.viewDependence)
+            = (url, index, status, height, samples, timings, options, strategies, fitSteps, viewDependence)
     }
 
     /// The timeline the report's strategies were replayed on.

@@ -20,10 +20,8 @@ public struct ScheduleFamily: Sendable, Equatable {
 
     public init(polls: [Int] = defaultPolls, firstDelays: [Double] = defaultFirstDelays,
                 growthFactors: [Double] = defaultGrowthFactors, lastPolls: [Double] = defaultLastPolls) {
-        self.polls = polls
-        self.firstDelays = firstDelays
-        self.growthFactors = growthFactors
-        self.lastPolls = lastPolls
+        (self.polls, self.firstDelays, self.growthFactors, self.lastPolls)
+            = (polls, firstDelays, growthFactors, lastPolls)
     }
 
     /// One member's parameters.
@@ -35,10 +33,8 @@ public struct ScheduleFamily: Sendable, Equatable {
 
         public init(polls: Int, first: Double, growth: Double, lastPoll: Double) {
             precondition(polls >= 1 && first > 0 && growth >= 1 && lastPoll > 0, "not a member of the family")
-            self.polls = polls
-            self.first = first
-            self.growth = growth
-            self.lastPoll = lastPoll
+            (self.polls, self.first, self.growth, self.lastPoll)
+                = (polls, first, growth, lastPoll)
         }
 
         /// The member's sleeps.

@@ -195,15 +195,12 @@ struct HardeningTests {
     /// that names the cause, no result for any page (a batch writes none, so `--resume` will
     /// measure them all).
     @Test func anUnwritableTemporaryDirectoryIsAnEngineError() throws {
-        let directory = try HostilePageTests.temporaryDirectory("no-tmpdir")
+        let (directory, list, out) = try Self.batchFiles("no-tmpdir", pages: [Self.staticPage, Self.staticPage])
         defer { try? FileManager.default.removeItem(at: directory) }
         let single = try Self.run([Self.staticPage], environment: ["TMPDIR": "/proc"])
         #expect(single.status == 70, "exit \(single.status): \(single.stderr)")
         #expect(single.stdout.isEmpty)
         #expect(single.stderr.contains("private directory") && single.stderr.contains("TMPDIR"), "\(single.stderr)")
-        let list = directory.appendingPathComponent("list.txt").path
-        let out = directory.appendingPathComponent("out.jsonl").path
-        try [Self.staticPage, Self.staticPage].joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let batch = try Self.run(["batch", "--no-progress", "--out", out, list], environment: ["TMPDIR": "/proc"])
         #expect(batch.status == 70, "exit \(batch.status): \(batch.stderr)")
         #expect(try String(contentsOfFile: out, encoding: .utf8).isEmpty, "results were written")
@@ -213,10 +210,8 @@ struct HardeningTests {
 
     /// A FIFO and a symbolic link given to `--out` stay what they are; the results go through them.
     @Test func outWritesThroughAPipeAndALink() async throws {
-        let directory = try HostilePageTests.temporaryDirectory("out-through")
+        let (directory, list, _) = try Self.batchFiles("out-through", pages: [Self.staticPage])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let list = directory.appendingPathComponent("list.txt").path
-        try Self.staticPage.write(toFile: list, atomically: true, encoding: .utf8)
 
         let fifo = directory.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -242,10 +237,8 @@ struct HardeningTests {
     /// A directory, a missing directory and `--resume` on a pipe are refused with a message that
     /// says what is wrong (exit 64), before any page is measured.
     @Test func outThatCannotBeWrittenIsAClearUsageError() throws {
-        let directory = try HostilePageTests.temporaryDirectory("out-bad")
+        let (directory, list, _) = try Self.batchFiles("out-bad", pages: [Self.staticPage])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let list = directory.appendingPathComponent("list.txt").path
-        try Self.staticPage.write(toFile: list, atomically: true, encoding: .utf8)
         let fifo = directory.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let cases: [([String], String)] = [
@@ -266,11 +259,8 @@ struct HardeningTests {
     /// link to /dev/full, single-page and batch output on a full standard output. /dev/full
     /// stays a device.
     @Test func aFullDiskIsExit74WithAMessage() throws {
-        let directory = try HostilePageTests.temporaryDirectory("full")
+        let (directory, list, _) = try Self.batchFiles("full", pages: Array(repeating: Self.staticPage, count: 3))
         defer { try? FileManager.default.removeItem(at: directory) }
-        let list = directory.appendingPathComponent("list.txt").path
-        try [Self.staticPage, Self.staticPage, Self.staticPage].joined(separator: "\n")
-            .write(toFile: list, atomically: true, encoding: .utf8)
         let link = directory.appendingPathComponent("full.jsonl").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/full")
 
@@ -290,10 +280,8 @@ struct HardeningTests {
     /// A reader that goes away (`pageheight batch … | head -1`): the run ends at once and
     /// quietly (exit 141), with no crash and no backtrace.
     @Test func aClosedPipeEndsTheRunQuietly() throws {
-        let directory = try HostilePageTests.temporaryDirectory("pipe")
+        let (directory, list, _) = try Self.batchFiles("pipe", pages: Array(repeating: Self.staticPage, count: 6))
         defer { try? FileManager.default.removeItem(at: directory) }
-        let list = directory.appendingPathComponent("list.txt").path
-        try Array(repeating: Self.staticPage, count: 6).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
         let run = try Self.run(["batch", "--jobs", "1", "--no-progress", list], within: 30,

@@ -49,42 +49,7 @@ public struct ReaderTemplate: Sendable, Equatable {
                      alsoReadable: fragmentDirectory == directory ? [] : [fragmentDirectory])
     }
 
-    /// The built-in template: the same text as `Pages/templates/reader.html` (a test keeps them
-    /// equal), so the binary needs no resource files.
-    public static let standard = try! ReaderTemplate(html: standardHTML)
-
-    static let standardHTML = #"""
-<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Reader</title>
-<style>
-  /* pageheight's default reader view: an extracted article fragment goes where the
-     placeholder is. Standards mode, UTF-8, named installed faces (DejaVu Serif, then
-     Liberation Serif) so heights do not depend on fontconfig's choice of a default. */
-  html { -webkit-text-size-adjust: 100%; }
-  body { margin: 0; background: #fff; color: #1b1b1b; }
-  article {
-    box-sizing: border-box; max-width: 42em; margin: 0 auto; padding: 16px 20px 32px;
-    font-family: "DejaVu Serif", "Liberation Serif", serif; font-size: 100%; line-height: 1.6;
-    overflow-wrap: break-word;
-  }
-  article h1, article h2, article h3, article h4 { font-family: "DejaVu Sans", "Liberation Sans", sans-serif; line-height: 1.25; }
-  article img, article video, article svg, article iframe { max-width: 100%; height: auto; }
-  article figure { margin: 1em 0; }
-  article pre { overflow-x: auto; font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 0.875em; }
-  article code { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; }
-  article table { display: block; overflow-x: auto; border-collapse: collapse; }
-  article blockquote { margin: 1em 0; padding-left: 1em; border-left: 3px solid #ccc; }
-</style>
-</head>
-<body>
-<article>
-{{article}}
-</article>
-</body>
-</html>
-"""#
+    /// The built-in template, `Templates/reader.html` compiled into the binary (no resource files
+    /// to find at run time). `Pages/templates/reader.html` is a link to it.
+    public static let standard = try! ReaderTemplate(html: String(decoding: PackageResources.reader_html, as: UTF8.self))
 }

@@ -22,13 +22,8 @@ public struct PendingWork: Codable, Sendable, Equatable {
 
     public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
                 timers: [Double] = [], animations: Int = 0, network: Int = 0) {
-        self.document = document
-        self.images = images
-        self.fonts = fonts
-        self.requests = requests
-        self.timers = timers
-        self.animations = animations
-        self.network = network
+        (self.document, self.images, self.fonts, self.requests, self.timers, self.animations, self.network)
+            = (document, images, fonts, requests, timers, animations, network)
     }
 
     /// The work that still counts: timers due after `deadline` never will.

@@ -51,10 +51,8 @@ public struct RecordedTimeline: Sendable, Equatable {
     private let recordedPolls: [(offset: Double, reading: Double??)]
 
     public init(samples: [HeightSample], finishedAt: Double?, recordedSchedule: GrowingDelaySchedule, horizon: Horizon) {
-        self.samples = samples
-        self.finishedAt = finishedAt
-        self.recordedSchedule = recordedSchedule
-        self.horizon = horizon
+        (self.samples, self.finishedAt, self.recordedSchedule, self.horizon)
+            = (samples, finishedAt, recordedSchedule, horizon)
         order = samples.indices.sorted { (samples[$0].t, $0) < (samples[$1].t, $1) }
         var readings: [Int: Double?] = [:]
         for sample in samples where sample.source == .poll {

@@ -61,18 +61,23 @@ package struct GivenOption {
         if inline != nil { throw UsageError("'\(name)' takes no value") }
     }
 
+    /// The value as `parse` reads it; where `parse` gives nil, the error `refusal` words for the text.
+    package mutating func value<Parsed>(_ parse: (String) -> Parsed?, refusal: (String) -> String) throws(UsageError) -> Parsed {
+        let text = try value()
+        guard let parsed = parse(text) else { throw UsageError(refusal(text)) }
+        return parsed
+    }
+
     /// A whole number.
     package mutating func integer() throws(UsageError) -> Int {
-        let text = try value()
-        guard let number = Int(text) else { throw UsageError("'\(name)' takes a whole number, got '\(text)'") }
-        return number
+        let name = name
+        return try value({ Int($0) }, refusal: { "'\(name)' takes a whole number, got '\($0)'" })
     }
 
     /// A finite number.
     package mutating func number() throws(UsageError) -> Double {
-        let text = try value()
-        guard let number = Double(text), number.isFinite else { throw UsageError("'\(name)' takes a number, got '\(text)'") }
-        return number
+        let name = name
+        return try value({ Double($0).flatMap { $0.isFinite ? $0 : nil } }, refusal: { "'\(name)' takes a number, got '\($0)'" })
     }
 
     /// Sleeps in seconds separated by commas.

@@ -32,13 +32,8 @@ public struct HeightMetrics: Codable, Sendable, Equatable {
 
     public init(bodyScroll: Double, documentScroll: Double, bodyOffset: Double, documentOffset: Double,
                 bodyRect: Double, lowestElement: Double, max: Double) {
-        self.bodyScroll = bodyScroll
-        self.documentScroll = documentScroll
-        self.bodyOffset = bodyOffset
-        self.documentOffset = documentOffset
-        self.bodyRect = bodyRect
-        self.lowestElement = lowestElement
-        self.max = max
+        (self.bodyScroll, self.documentScroll, self.bodyOffset, self.documentOffset, self.bodyRect, self.lowestElement, self.max)
+            = (bodyScroll, documentScroll, bodyOffset, documentOffset, bodyRect, lowestElement, max)
     }
 
     public subscript(metric: HeightMetric) -> Double {
@@ -106,10 +101,8 @@ public struct EngineWork: Codable, Sendable, Equatable {
 
     public init(loadEventEnd: Double? = nil, loadLayout: Double? = nil, loadWorkEnd: Double? = nil,
                 layout: Double = 0) {
-        self.loadEventEnd = loadEventEnd
-        self.loadLayout = loadLayout
-        self.loadWorkEnd = loadWorkEnd
-        self.layout = layout
+        (self.loadEventEnd, self.loadLayout, self.loadWorkEnd, self.layout)
+            = (loadEventEnd, loadLayout, loadWorkEnd, layout)
     }
 }
 

@@ -28,12 +28,8 @@ public struct ReportBuilder: Sendable {
 
     public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
                 metrics: HeightMetrics? = nil, text: PlainText? = nil) {
-        self.url = url
-        self.session = session
-        self.end = end
-        self.endedAt = endedAt
-        self.metrics = metrics
-        self.text = text
+        (self.url, self.session, self.end, self.endedAt, self.metrics, self.text)
+            = (url, session, end, endedAt, metrics, text)
     }
 
     /// The report for a list entry that is not a page at all (a missing file, a malformed URL).

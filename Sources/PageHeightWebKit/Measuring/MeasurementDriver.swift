@@ -43,14 +43,8 @@ final class MeasurementDriver {
     init(pool: ViewPool, view: PageView, source: PageSource, boundary: OpaquePointer, options: MeasureOptions,
          snapshotPath: String?, freshView: Bool = false, log: @escaping @Sendable (String) -> Void,
          verdictReached: (@Sendable () -> Void)? = nil) {
-        self.verdictReached = verdictReached
-        self.pool = pool
-        self.source = source
-        self.boundary = boundary
-        self.options = options
-        self.snapshotPath = snapshotPath
-        self.freshView = freshView
-        self.log = log
+        (self.verdictReached, self.pool, self.source, self.boundary, self.options, self.snapshotPath, self.freshView, self.log)
+            = (verdictReached, pool, source, boundary, options, snapshotPath, freshView, log)
         self.session = MeasurementSession(options: options)
         self.view = view
     }

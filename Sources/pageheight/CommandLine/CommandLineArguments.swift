@@ -55,11 +55,7 @@ struct CommandLineArguments: Equatable, Sendable {
             case "--progress": try given.flag(); result.forceProgress = true
             case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
             case "--shard":
-                let text = try given.value()
-                guard let shard = Shard(parsing: text) else {
-                    throw UsageError("'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\(text)'")
-                }
-                result.shard = shard
+                result.shard = try given.value(Shard.init(parsing:), refusal: { "'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\($0)'" })
             default:
                 guard let option = MeasuringOption.named(given.name) else { throw UsageError("unknown option '\(given.name)'") }
                 try option.read(&given, &result.options)

@@ -11,11 +11,7 @@ extension FontChoice {
         var choice = fonts ?? FontChoice()
         switch given.name {
         case "--fonts":
-            let text = try given.value()
-            guard let mode = Mode(rawValue: text) else {
-                throw UsageError("unknown value '\(text)' for '--fonts' (one of: pinned, system)")
-            }
-            choice.mode = mode
+            choice.mode = try given.value(Mode.init(rawValue:), refusal: { "unknown value '\($0)' for '--fonts' (one of: pinned, system)" })
         default:
             let directory = try given.value()
             guard !directory.isEmpty else { throw UsageError("'--font-dir' takes a directory, got ''") }
