@@ -8,6 +8,7 @@ import PageHeightTestSupport
 @testable import PageHeightCore
 @testable import PageHeightWebKit
 @testable import pageheight
+import Synchronization
 import Testing
 
 @Suite(.serialized)
@@ -338,6 +339,42 @@ struct HardeningTests {
         let same = try Self.run(["batch", "--no-progress", "--resume", "--out", out, list])
         #expect(same.status == 0 && same.stderr.contains("2 pages already in"), "\(same.stderr)")
         #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 2)
+    }
+
+    /// A batch's own process allocates WebKit's memory with malloc: it started again at once with
+    /// WebKit's switch, `Malloc=1`, in its environment (the process's first environment, as
+    /// /proc shows it). The web processes it starts have no such switch and keep libpas. A
+    /// single page does not restart.
+    @Test func aBatchAllocatesWithMallocItsWebProcessesDoNot() throws {
+        let (directory, list, out) = try Self.batchFiles("malloc", pages: Array(repeating: Self.staticPage, count: 4))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        @Sendable func environment(_ pid: Int32) -> [Substring] {
+            (WebProcesses.read("/proc/\(pid)/environ") ?? "").split(separator: "\0")
+        }
+        let seen = Synchronization.Mutex<(own: [Substring], web: [[Substring]])>(([], []))
+        let run = try Self.run(["batch", "--jobs", "2", "--clock", "real", "--no-progress", "--out", out, list]) { pid in
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let web = WebProcesses.descendants(of: pid).filter { $0.name.hasPrefix("WebKitWebProces") }
+                if !web.isEmpty {
+                    seen.withLock { $0 = (environment(pid), web.map { environment($0.pid) }) }
+                    return
+                }
+                usleep(20_000)
+            }
+        }
+        #expect(run.status == 0, "\(run.stderr)")
+        let (own, web) = seen.withLock { $0 }
+        #expect(own.contains("Malloc=1") && own.contains("PAGEHEIGHT_SYSTEM_MALLOC=1"), "\(own)")
+        #expect(!web.isEmpty && web.allSatisfy { !$0.isEmpty && !$0.contains { $0.hasPrefix("Malloc=") } }, "\(web)")
+        let single = Synchronization.Mutex<[Substring]>([])
+        let page = try Self.run([Self.staticPage]) { pid in
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, WebProcesses.descendants(of: pid).isEmpty { usleep(20_000) }
+            single.withLock { $0 = environment(pid) }
+        }
+        #expect(page.status == 0, "\(page.stderr)")
+        #expect(single.withLock { !$0.isEmpty && !$0.contains("Malloc=1") }, "a single page restarted")
     }
 
     /// pageheight's own Xvfb killed mid-batch: the run stops at once with exit 70 and a message

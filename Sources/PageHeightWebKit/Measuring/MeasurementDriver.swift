@@ -477,17 +477,21 @@ final class MeasurementDriver {
     }
 
     /// The view reached the cap below the content and the page has settled there: reads the
-    /// content at `--height` (and which elements changed with the view), gives the cap back to
-    /// the view, and lets the session tell whether the content depends on the view.
+    /// content at `--height` (and which elements changed with the view) and lets the session tell
+    /// whether the content depends on the view. Content that does not is the verdict as it
+    /// stands: the view goes back to the cap only for a snapshot (what the app's frame shows), as
+    /// that is another full paint of the tallest view, the costliest drawing a page gets.
     private func checkViewAtCap() async -> EndReason? {
         let cap = session.viewHeight
         let check = Double(options.height)
         note("the view is at its cap, \(Pixels.format(cap)), below the content: checking the content at \(Pixels.format(check))")
         let (content, culprits) = await readAtOtherView(check)
-        await resizeView(to: cap)
         guard !Task.isCancelled else { return nil }
         let finding = session.viewChecked(view: check, content: content, culprits: culprits)
         note("view check: \(finding)")
+        if case .independent = finding, snapshotPath == nil { return .settled }
+        await resizeView(to: cap)
+        guard !Task.isCancelled else { return nil }
         switch finding {
         case .independent:
             await read(.poll, cause: "after-resize")
