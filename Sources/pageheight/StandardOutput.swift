@@ -24,7 +24,7 @@ enum StandardOutput {
             let text = "Error: \(error)" + (note.map { "; \($0)" } ?? "") + "\n"
             FileHandle.standardError.write(Data(text.utf8))
         }
-        PageHeightEngine.removeFiles()
+        PageHeightEngine.endBeforeExit()
         _exit(error.isBrokenPipe ? 141 : 74)
     }
 }
