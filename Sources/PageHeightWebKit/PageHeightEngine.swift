@@ -168,16 +168,15 @@ public final class PageHeightEngine: @unchecked Sendable {
     }
 
     /// Call before `_exit` (which runs no hooks; the CLI uses it so that exit handlers do not race
-    /// with the engine's thread): ends every process we started at once, the display last, as a
-    /// web process starting at that moment (a spare view's, perhaps not yet named) would find the
-    /// display gone with us and say so on our standard error after we ended; and removes the
-    /// files the engine made (its private directory). A process that ends through `exit` or by
-    /// returning from `main` need not call it: an `atexit` hook removes the files, and our
-    /// processes follow us. A run killed before either is swept up by the next one.
+    /// with the engine's thread): ends at once every process we started but the display, which
+    /// follows us (its loss now would be reported as an error), as a web process starting at that
+    /// moment (a spare view's, perhaps not yet named) would find the display gone with us and say
+    /// so on our standard error after we ended; and removes the files the engine made (its private
+    /// directory). A process that ends through `exit` or by returning from `main` need not call
+    /// it: an `atexit` hook removes the files, and our processes follow us. A run killed before
+    /// either is swept up by the next one.
     public static func endBeforeExit() {
-        let processes = WebProcesses.descendants()
-        for process in processes where !process.name.hasPrefix("Xvfb") { kill(process.pid, SIGKILL) }
-        for process in processes where process.name.hasPrefix("Xvfb") { kill(process.pid, SIGKILL) }
+        for process in WebProcesses.descendants() where !process.name.hasPrefix("Xvfb") { kill(process.pid, SIGKILL) }
         PrivateDirectory.remove()
     }
 }

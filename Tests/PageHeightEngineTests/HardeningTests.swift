@@ -377,6 +377,22 @@ struct HardeningTests {
         #expect(single.withLock { !$0.isEmpty && !$0.contains("Malloc=1") }, "a single page restarted")
     }
 
+    /// A run's standard error ends with pageheight's own lines: nothing from a web process that
+    /// was starting as the run ended (a spare view's: "cannot open display"), nor a lost display
+    /// reported while the processes are ended. Several runs, as the moment is a race.
+    @Test func theEndLeavesNothingOnStandardError() throws {
+        let (directory, list, out) = try Self.batchFiles("quiet-end", pages: Array(repeating: Self.staticPage, count: 3))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for round in 0..<4 {
+            let runs = [try Self.run(["batch", "--jobs", "1", "--no-progress", "--out", out + "\(round)", list]),
+                        try Self.run([Self.staticPage])]
+            for run in runs {
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(!run.stderr.contains("Gtk-") && !run.stderr.contains("display"), "round \(round): \(run.stderr)")
+            }
+        }
+    }
+
     /// pageheight's own Xvfb killed mid-batch: the run stops at once with exit 70 and a message
     /// that names the cause and how to go on; what was written stays, and `--resume` measures
     /// the rest.
