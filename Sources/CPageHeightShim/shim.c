@@ -337,7 +337,7 @@ void ph_ui_process_without_egl(void) {
 
 // In a batch, check or sweep this process allocates with malloc. libpas's locks spin: a thread that finds one taken yields
 // and tries again until it is free. With more jobs than cores, the thread holding one waits for a
-// core behind the web processes, and this process's IPC threads spin meanwhile: a quarter of its
+// core behind the web processes, and this process's IPC threads spin meanwhile: a third of its
 // CPU time at four jobs on two cores, taken from the web processes. They keep libpas, which is
 // faster for them.
 //
