@@ -335,11 +335,11 @@ void ph_ui_process_without_egl(void) {
     }
 }
 
-// In a batch, check or sweep this process allocates with malloc. libpas's locks spin: a thread that finds one taken yields
-// and tries again until it is free. With more jobs than cores, the thread holding one waits for a
-// core behind the web processes, and this process's IPC threads spin meanwhile: a third of its
-// CPU time at four jobs on two cores, taken from the web processes. They keep libpas, which is
-// faster for them.
+// In a batch, check or sweep this process allocates WebKit's memory with malloc. libpas's locks
+// spin: a thread that finds one taken yields and tries again until it is free. With more jobs than
+// cores, the thread holding one waits for a core behind the web processes, and this process's IPC
+// threads spin meanwhile: a third of its CPU time at four jobs on two cores, taken from the web
+// processes. They keep libpas, which is faster for them.
 //
 // WebKit reads its switch, `Malloc=1`, at its allocator's first use, which is in libwebkit2gtk's
 // initialisers, before main. Only the executable's pre-initialisers run earlier, and what they
@@ -349,7 +349,6 @@ void ph_ui_process_without_egl(void) {
 // which runs after the libraries', takes it out again, so that the web and network processes
 // started later keep libpas. A `Malloc` the user set is left alone, for every process.
 #define SYSTEM_MALLOC_MARK "PAGEHEIGHT_SYSTEM_MALLOC"
-static gboolean system_malloc_switched;
 
 // Only the subcommands that measure many pages at once restart: a single page has no contention
 // to save, and its start would take longer. The C library is not initialised yet: the environment
@@ -383,11 +382,6 @@ static void forget_system_malloc_switch(void) {
     if (!getenv(SYSTEM_MALLOC_MARK)) return;
     unsetenv(SYSTEM_MALLOC_MARK);
     unsetenv("Malloc");
-    system_malloc_switched = TRUE;
-}
-
-gboolean ph_system_malloc_switched(void) {
-    return system_malloc_switched;
 }
 
 long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int count) {

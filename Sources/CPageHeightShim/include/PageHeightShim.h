@@ -109,14 +109,6 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd);
 // Does nothing when libEGL is not loaded.
 void ph_ui_process_without_egl(void);
 
-// Why: WebKit reads its `Malloc=1` switch (the C library's malloc instead of its own allocator,
-// libpas) once, at the allocator's first use, and libwebkit2gtk's initialisers use it before
-// main; only the executable's pre-initialisers run earlier. The shim sets the switch there, for
-// the libraries' start, and takes it out of the environment before main (so the web and network
-// processes started later keep libpas). A `Malloc` the user set is left alone.
-// Returns whether this process runs on malloc by the shim's doing.
-gboolean ph_system_malloc_switched(void);
-
 // Why: pidfd_open and process_madvise are GNU extensions that Swift's Glibc module does not export.
 // Asks the kernel to reclaim the pages of process `pid` in `count` address ranges
 // (MADV_PAGEOUT): clean file pages are dropped and read back if touched again. Returns the bytes
