@@ -167,17 +167,21 @@ public final class PageHeightEngine: @unchecked Sendable {
         DisplayLoss.set(body)
     }
 
-    /// Call before `_exit` (which runs no hooks; the CLI uses it so that exit handlers do not race
-    /// with the engine's thread): ends at once every process we started but the display, which
-    /// follows us (its loss now would be reported as an error), as a web process starting at that
-    /// moment (a spare view's, perhaps not yet named) would find the display gone with us and say
-    /// so on our standard error after we ended; and removes the files the engine made (its private
-    /// directory). A process that ends through `exit` or by returning from `main` need not call
-    /// it: an `atexit` hook removes the files, and our processes follow us. A run killed before
-    /// either is swept up by the next one.
-    public static func endBeforeExit() {
+    /// Ends the process with `code` at once, through `_exit` (the CLI's way out: exit handlers
+    /// would race with the engine's thread). First ends every process we started but the display,
+    /// which follows us (its loss now would be reported as an error), as a web process starting at
+    /// that moment (a spare view's, perhaps not yet named) would find the display gone with us and
+    /// say so on our standard error after we ended; and removes the files the engine made (its
+    /// private directory). WebKit's threads may meanwhile find a process they were starting gone
+    /// and log a fatal error: from here on such a message ends the process with `code`
+    /// (`GLibLog`), not with a crash. A process that ends through `exit` or by returning from
+    /// `main` need not call it: an `atexit` hook removes the files, and our processes follow us. A
+    /// run killed before either is swept up by the next one.
+    public static func exit(_ code: Int32) -> Never {
+        GLibLog.exiting(with: code)
         for process in WebProcesses.descendants() where !process.name.hasPrefix("Xvfb") { kill(process.pid, SIGKILL) }
         PrivateDirectory.remove()
+        _exit(code)
     }
 }
 

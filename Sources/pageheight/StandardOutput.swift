@@ -24,7 +24,6 @@ enum StandardOutput {
             let text = "Error: \(error)" + (note.map { "; \($0)" } ?? "") + "\n"
             FileHandle.standardError.write(Data(text.utf8))
         }
-        PageHeightEngine.endBeforeExit()
-        _exit(error.isBrokenPipe ? 141 : 74)
+        PageHeightEngine.exit(error.isBrokenPipe ? 141 : 74)
     }
 }

@@ -168,8 +168,7 @@ func installSignalHandlers() -> [DispatchSourceSignal] {
         let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
         source.setEventHandler {
             Interruption.shared.report()
-            PageHeightEngine.endBeforeExit()
-            _exit(code)
+            PageHeightEngine.exit(code)
         }
         source.resume()
         return source
@@ -206,7 +205,6 @@ let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dr
 if fflush(nil) != 0 { // every stream: standard output is the one written to
     StandardOutput.fail(.writeFailed("standard output", errno: errno), note: nil)
 }
-PageHeightEngine.endBeforeExit()
 // Our Xvfb goes with the process (PR_SET_PDEATHSIG); killing it first would make GTK exit(1) on
 // the lost display. `_exit` skips exit handlers that would race with the engine's thread.
-_exit(code)
+PageHeightEngine.exit(code)

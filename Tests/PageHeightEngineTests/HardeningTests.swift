@@ -379,15 +379,18 @@ struct HardeningTests {
 
     /// A run's standard error ends with pageheight's own lines: nothing from a web process that
     /// was starting as the run ended (a spare view's: "cannot open display"), nor a lost display
-    /// reported while the processes are ended. Several runs, as the moment is a race.
+    /// reported while the processes are ended, nor a crash of WebKit's process launcher finding
+    /// a web process it was starting killed ("short read from PID socket"): the exit status is
+    /// the run's. Several runs, as the moment is a race.
     @Test func theEndLeavesNothingOnStandardError() throws {
-        let (directory, list, out) = try Self.batchFiles("quiet-end", pages: Array(repeating: Self.staticPage, count: 3))
+        let (directory, list, out) = try Self.batchFiles("quiet-end", pages: Array(repeating: Self.staticPage, count: 6))
         defer { try? FileManager.default.removeItem(at: directory) }
         for round in 0..<4 {
             let runs = [try Self.run(["batch", "--jobs", "1", "--no-progress", "--out", out + "\(round)", list]),
+                        try Self.run(["batch", "--jobs", "4", "--no-progress", "--out", out + "\(round)-4", list]),
                         try Self.run([Self.staticPage])]
             for run in runs {
-                #expect(run.status == 0, "\(run.stderr)")
+                #expect(run.status == 0 && run.signal == nil, "\(run.stderr)")
                 #expect(!run.stderr.contains("Gtk-") && !run.stderr.contains("display"), "round \(round): \(run.stderr)")
             }
         }

@@ -9,7 +9,7 @@ import Glibc
 /// `mkdtemp` (mode 0700, a name no other user can guess or plant beforehand), checked to be ours,
 /// and removed at exit. No file of ours sits at a fixed path in a shared `/tmp`, where another
 /// local user could have put their own first. It is removed at exit by an `atexit` hook; a process
-/// that ends with `_exit` calls `PageHeightEngine.endBeforeExit()` first.
+/// that ends with `_exit` ends through `PageHeightEngine.exit`.
 ///
 /// Pages never write into it: every view is ephemeral, with a data store of its own in memory.
 /// Made on the GLib thread as the engine starts; `remove` may be called from any thread.
