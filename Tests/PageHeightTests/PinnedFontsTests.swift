@@ -71,6 +71,47 @@ struct PinnedFontsTests {
         #expect(scaleOut.contains("[`Containerfile`](../Containerfile)") && scaleOut.contains("# built from the repository's Containerfile"))
     }
 
+    /// Without `--font-dir`, the snippets that name no pinned family are left out; with one (its
+    /// fonts may have those families) every snippet is in, in the same order.
+    @Test func snippetsNamingNoPinnedFamilyAreLeftOutOnlyWithoutFontDirectories() {
+        let without = PinnedFonts.fontconfigSnippets(withFontDirectories: false)
+        #expect(without.count == PinnedFonts.fontconfigSnippets.count - 3)
+        #expect(!without.contains("65-nonlatin.conf") && without.contains("60-latin.conf") && without.contains("40-nonlatin.conf"))
+        #expect(PinnedFonts.fontconfigSnippets(withFontDirectories: true) == PinnedFonts.fontconfigSnippets)
+    }
+
+    /// What makes leaving them out change no match: no font file of the pinned packages (as dpkg
+    /// lists them, read by fontconfig's own `fc-scan`) has a family those snippets name, so the
+    /// names they add to a lookup match nothing.
+    @Test func theLeftOutSnippetsNameNoFamilyOfThePinnedFonts() throws {
+        var families: Set<String> = []
+        for package in PinnedFonts.packages {
+            let files = try #require(DpkgDatabase.files(of: package), "\(package) is installed")
+            for file in files where FontsConf.fontExtensions.contains((file as NSString).pathExtension.lowercased())
+                && FileManager.default.fileExists(atPath: file) {
+                let scan = Process()
+                scan.executableURL = URL(fileURLWithPath: "/usr/bin/fc-scan")
+                scan.arguments = ["--format", "%{family}\n", file]
+                let pipe = Pipe()
+                scan.standardOutput = pipe
+                try scan.run()
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                scan.waitUntilExit()
+                for line in output.split(separator: "\n") {
+                    families.formUnion(line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                }
+            }
+        }
+        #expect(families.contains("DejaVu Serif") && families.contains("Noto Sans CJK JP"), "\(families.sorted())")
+        let familyTag = try Regex(#"<family>([^<]*)</family>"#)
+        for snippet in PinnedFonts.snippetsNamingNoPinnedFamily {
+            let text = try String(contentsOfFile: PinnedFonts.snippetDirectory + "/" + snippet, encoding: .utf8)
+            let named = Set(text.matches(of: familyTag).compactMap { $0.output[1].substring.map(String.init) })
+            #expect(named.count > 5, "\(snippet) names families")
+            #expect(named.isDisjoint(with: families), "\(snippet) names pinned families: \(named.intersection(families).sorted())")
+        }
+    }
+
     @Test func pinnedConfigurationListsOnlyItsFontsAndNeverTheMachinesConfiguration() {
         let text = FontsConf.pinned(
             fontFiles: ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"],

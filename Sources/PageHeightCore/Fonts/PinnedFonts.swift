@@ -31,6 +31,20 @@ package enum PinnedFonts {
         "90-synthetic.conf",
     ]
 
+    /// Snippets of `fontconfigSnippets` that only name families none of the pinned packages has
+    /// (fallback lists for scripts other than Latin, Persian faces, GNU Unifont). With only the
+    /// pinned fonts visible they change no match, yet they make every family lookup slow: they
+    /// lengthen the family list a lookup substitutes from about 16 names to about 90, and Skia
+    /// (WebKit's font backend) tests each name's binding with a fontconfig match of its own that
+    /// copies the whole list. Left out unless a `--font-dir` is given, whose fonts may have
+    /// those families. A test checks that they name no pinned font's family.
+    package static let snippetsNamingNoPinnedFamily = ["65-fonts-persian.conf", "65-nonlatin.conf", "69-unifont.conf"]
+
+    /// The fontconfig snippets pinned mode includes, with or without `--font-dir`.
+    package static func fontconfigSnippets(withFontDirectories: Bool) -> [String] {
+        withFontDirectories ? fontconfigSnippets : fontconfigSnippets.filter { !snippetsNamingNoPinnedFamily.contains($0) }
+    }
+
     /// Where fontconfig's snippets are.
     package static let snippetDirectory = "/usr/share/fontconfig/conf.avail"
 }

@@ -21,7 +21,8 @@ enum FontConfiguration {
     static func resolve(_ choice: FontChoice) throws -> Resolved {
         var packages: [FontSet.Package] = []
         var packageFiles: [String] = []
-        var snippets = PinnedFonts.fontconfigSnippets.map { PinnedFonts.snippetDirectory + "/" + $0 }
+        var snippets = PinnedFonts.fontconfigSnippets(withFontDirectories: !choice.directories.isEmpty)
+            .map { PinnedFonts.snippetDirectory + "/" + $0 }
         if choice.mode == .pinned {
             let versions = DpkgDatabase.installedVersions()
             for name in PinnedFonts.packages {
