@@ -69,6 +69,7 @@ final class MeasurementDriver {
         if view.adopt(boundary) { _ = await view.blank(height: Double(options.height)) }
         view.inbox.clear()
         view.setClock(virtual: virtualClock)
+        view.setDrawn(snapshotPath != nil || PageView.drawsEveryPage)
         startedAt = GLibClock.now
         startedEpoch = Date().timeIntervalSince1970
         let (reason, endedAt) = await measureWithinTimeout()

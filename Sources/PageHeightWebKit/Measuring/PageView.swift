@@ -240,6 +240,7 @@ final class PageView {
     isolated deinit {
         close()
         if let hooks { webkit_user_script_unref(hooks.script) }
+        if let undrawn { webkit_user_style_sheet_unref(undrawn) }
         g_object_unref(UnsafeMutableRawPointer(view))
         g_object_unref(UnsafeMutableRawPointer(manager))
     }
@@ -361,6 +362,34 @@ final class PageView {
                                             WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)!
         webkit_user_content_manager_add_script(manager, script)
         hooks = (script, virtual)
+    }
+
+    /// The style sheet that keeps the page's pixels undrawn, while it is in place.
+    private var undrawn: OpaquePointer?
+
+    /// Every page is drawn as usual (`PAGEHEIGHT_PAINT=1` in the environment), not only those
+    /// with a snapshot.
+    nonisolated static let drawsEveryPage = ProcessInfo.processInfo.environment["PAGEHEIGHT_PAINT"] == "1"
+
+    /// Whether the next page's pixels are drawn. Undrawn, the top frame's root element has
+    /// `opacity: 0` from a user style sheet (`!important`: above the page's own rules and
+    /// animations): WebKit lays the page out and runs its rendering updates (resize observers,
+    /// animation frames) as ever, and skips painting it. Heights are layout's, which opacity does
+    /// not change, and nothing reads the pixels but a snapshot. Drawing a fit-mode view as tall as
+    /// the page was a page's costliest step: WebKit draws a resized view whole, into new shared
+    /// memory, and this process copies it. What a page can see: its root's computed opacity is 0
+    /// (and `checkVisibility({opacityProperty: true})` is false).
+    func setDrawn(_ drawn: Bool) {
+        if drawn, let sheet = undrawn {
+            webkit_user_content_manager_remove_style_sheet(manager, sheet)
+            webkit_user_style_sheet_unref(sheet)
+            undrawn = nil
+        } else if !drawn, undrawn == nil {
+            let sheet = webkit_user_style_sheet_new(":root { opacity: 0 !important; }", WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
+                                                    WEBKIT_USER_STYLE_LEVEL_USER, nil, nil)!
+            webkit_user_content_manager_add_style_sheet(manager, sheet)
+            undrawn = sheet
+        }
     }
 
     /// Runs `source` at document start in the chosen frames of every page this view loads, in
