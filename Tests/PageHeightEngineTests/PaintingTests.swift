@@ -2,7 +2,6 @@
 // has opacity 0 (Pages/root-opacity.html reads it and says so in its height), and the same view
 // switches back and forth from one page to the next.
 
-import CWebKit
 import Foundation
 @testable import PageHeightCore
 @testable import PageHeightWebKit
@@ -27,12 +26,13 @@ struct PaintingTests {
         #expect(pixel == [0x3A, 0x6F, 0xC4], "\(pixel)")
     }
 
+    /// The RGB of one pixel of an image file, read through the report's own picture code.
     static func pixel(of path: String, x: Int, y: Int) -> [UInt8]? {
-        guard let pixbuf = gdk_pixbuf_new_from_file(path, nil) else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
-        guard let pixels = gdk_pixbuf_get_pixels(pixbuf) else { return nil }
-        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
-        let start = y * stride + x * channels
-        return (0..<3).map { pixels[start + $0] }
+        guard let image = SnapshotPictures.Image(path: path) else { return nil }
+        return withExtendedLifetime(image) {
+            let pixels = SnapshotPictures.Pixels(image.pixbuf)
+            let start = y * pixels.rowstride + x * pixels.channels
+            return (0..<3).map { pixels.bytes[start + $0] }
+        }
     }
 }
