@@ -182,7 +182,7 @@ struct RandomInputTests {
     static func validValue(for name: String, _ random: inout SplitMix64) -> String {
         switch name {
         case "--metric": ["body-scroll", "max", "lowest-element"].randomElement(using: &random)
-        case "--until": ["settled", "schedule"].randomElement(using: &random)
+        case "--until": ["quiet", "settled", "schedule"].randomElement(using: &random)
         case "--schedule": "0.1,0.2"
         case "--zoom": "1.5"
         default: String(random.next(below: 500) + 1)

@@ -1,10 +1,20 @@
+import Foundation
 import PageHeightCore
 import Testing
+
+extension MeasureOptions {
+    /// The options with the earliest stop (`--until quiet`): the tests of the quiet window.
+    static var earliestStop: MeasureOptions {
+        var options = MeasureOptions()
+        options.until = .quiet
+        return options
+    }
+}
 
 /// The settle rule and fit mode, fed with recorded timelines (no WebKit).
 @Suite struct MeasurementSessionTests {
     func session(_ configure: (inout MeasureOptions) -> Void = { _ in }) -> MeasurementSession {
-        var options = MeasureOptions()
+        var options = MeasureOptions.earliestStop
         configure(&options)
         return MeasurementSession(options: options)
     }
@@ -59,11 +69,25 @@ import Testing
         #expect(s.settleCheckAt == nil, "other pending work still counts")
     }
 
-    @Test func untilScheduleWaitsForTheLastPoll() {
-        var s = session { $0.until = .schedule }
+    /// The default runs through the app's whole schedule: the settle check comes no sooner than
+    /// its last poll, and a move after it restarts the quiet window as ever.
+    @Test func theDefaultWaitsForTheLastPoll() {
+        #expect(MeasureOptions().until == .schedule)
+        var s = MeasurementSession(options: MeasureOptions())
         s.loadFinished(at: 0.2)
         s.record(HeightSample(t: 0.2, height: 800, source: .load))
         #expect(abs(s.settleCheckAt! - 5.5) < 1e-9)
+        s.record(HeightSample(t: 5.4, height: 900, source: .observer, cause: "timer"))
+        #expect(abs(s.settleCheckAt! - 5.9) < 1e-9)
+    }
+
+    /// `settled`, the earliest stop's name while it was the default, still names it: in options
+    /// and in the reports recorded with it.
+    @Test func settledIsTheFormerNameOfQuiet() throws {
+        #expect(StopRule(rawValue: "settled") == .quiet && StopRule(rawValue: "quiet") == .quiet)
+        #expect(StopRule.quiet.rawValue == "quiet" && !StopRule.allCases.map(\.rawValue).contains("settled"))
+        let decoded = try JSONDecoder().decode([StopRule].self, from: Data(#"["settled","schedule"]"#.utf8))
+        #expect(decoded == [.quiet, .schedule])
     }
 
     @Test func errorsDoNotMoveTheAnchor() {
@@ -167,7 +191,7 @@ import Testing
     /// Fit mode: content that does not fill the view (below its cap) is no height the reader app
     /// keeps, however quiet; it settles once the view holds it.
     @Test func fitModeSettlesOnlyAtAFixedPoint() {
-        var s = MeasurementSession(options: MeasureOptions())
+        var s = MeasurementSession(options: .earliestStop)
         s.loadFinished(at: 0.1)
         s.record(HeightSample(t: 0.1, height: 6660, source: .load))
         _ = s.resized(to: 12476, at: 0.2, contentHeight: nil)
@@ -177,7 +201,7 @@ import Testing
         _ = s.resized(to: 18292, at: 1.1, contentHeight: nil)
         s.record(HeightSample(t: 1.7, height: 18292, source: .poll, cause: "settle-check"))
         #expect(!s.missesFixedPoint && s.isSettled(at: 1.7))
-        var noFit = MeasureOptions()
+        var noFit = MeasureOptions.earliestStop
         noFit.fit = false
         var n = MeasurementSession(options: noFit)
         n.loadFinished(at: 0.1)
@@ -191,7 +215,7 @@ import Testing
     /// Fonts said to be loading with no request of the view in flight (WebKit's set status stuck
     /// after every face failed) count for the grace period only, and the report says so.
     @Test func fontsWithNoRequestInFlightAreGivenUpAfterTheGrace() {
-        var s = MeasurementSession(options: MeasureOptions())
+        var s = MeasurementSession(options: .earliestStop)
         s.loadFinished(at: 0.2)
         s.updatePending(PendingWork(fonts: true, network: 0), at: 0.3)
         #expect(s.pending.fonts, "a font just asked for may not have its request yet")
@@ -203,7 +227,7 @@ import Testing
 
     /// With a request in flight fonts count, up to the patience, and no longer.
     @Test func fontsWithARequestInFlightCountUpToThePatience() {
-        var s = MeasurementSession(options: MeasureOptions())
+        var s = MeasurementSession(options: .earliestStop)
         s.loadFinished(at: 0.2)
         s.updatePending(PendingWork(fonts: true, network: 1), at: 0.3)
         s.updatePending(PendingWork(fonts: true, network: 1), at: 4.0)
@@ -215,7 +239,7 @@ import Testing
 
     /// Fonts that finish start the count afresh.
     @Test func fontsThatFinishStartTheCountAfresh() {
-        var s = MeasurementSession(options: MeasureOptions())
+        var s = MeasurementSession(options: .earliestStop)
         s.updatePending(PendingWork(fonts: true, network: 0), at: 0.3)
         s.updatePending(PendingWork(), at: 0.5)
         s.updatePending(PendingWork(fonts: true, network: 0), at: 0.9)

@@ -4,9 +4,10 @@ import Testing
 
 /// Verdicts, messages and the one-line answer, from recorded sessions.
 @Suite struct ReportTests {
-    func session(timeout: Double = 15, _ events: (inout MeasurementSession) -> Void) -> MeasurementSession {
+    func session(timeout: Double = 15, until: StopRule = .schedule, _ events: (inout MeasurementSession) -> Void) -> MeasurementSession {
         var options = MeasureOptions()
         options.timeout = timeout
+        options.until = until
         var s = MeasurementSession(options: options)
         events(&s)
         return s
@@ -18,16 +19,30 @@ import Testing
             $0.loadFinished(at: 0.3)
             $0.record(HeightSample(t: 0.3, height: 1198, source: .load))
             $0.record(HeightSample(t: 0.5, height: 1234, source: .observer, cause: "font-load"))
-            $0.record(HeightSample(t: 1.0, height: 1234, source: .poll, cause: "settle-check"))
+            $0.record(HeightSample(t: 5.6, height: 1234, source: .poll, poll: 6))
         }
-        var options = MeasureOptions()
-        options.header = 50
-        let report = ReportBuilder(url: "file:///a.html", session: s, end: .settled, endedAt: 1.0).build()
+        let report = ReportBuilder(url: "file:///a.html", session: s, end: .settled, endedAt: 5.6).build()
         #expect(report.status == .ok && report.height == 1234 && report.message == nil)
         #expect(report.total == 1234)
-        #expect(report.timings.settledAt == 1.0 && report.timings.firstMeasurement == 0.3)
+        #expect(report.timings.settledAt == 5.6 && report.timings.firstMeasurement == 0.3)
         #expect(SummaryLine.format(report)
-            == "1234 px (settled at 1.00 s; the 5.30 s schedule shows the same; one measurement at load would show 1198 px)")
+            == "1234 px (settled at 5.60 s; the 5.30 s schedule shows the same; one measurement at load would show 1198 px)")
+    }
+
+    /// The earliest stop (`--until quiet`) ends before the schedule's last poll: its later polls
+    /// are taken to read the settled value, and the line says that it is an assumption.
+    @Test func theEarliestStopSaysTheScheduleIsAssumed() {
+        let s = session(until: .quiet) {
+            $0.loadCommitted(at: 0.1)
+            $0.loadFinished(at: 0.3)
+            $0.record(HeightSample(t: 0.3, height: 1198, source: .load))
+            $0.record(HeightSample(t: 0.5, height: 1234, source: .observer, cause: "font-load"))
+            $0.record(HeightSample(t: 1.0, height: 1234, source: .poll, cause: "settle-check"))
+        }
+        let report = ReportBuilder(url: "file:///a.html", session: s, end: .settled, endedAt: 1.0).build()
+        #expect(report.status == .ok && report.height == 1234 && report.scheduleMissed == false)
+        #expect(SummaryLine.format(report) == "1234 px (settled at 1.00 s; stopped before the 5.30 s schedule's end, which shows "
+            + "the same if nothing changes later; one measurement at load would show 1198 px)")
     }
 
     /// Fit mode's first resize can start before pageheight's own load reading answers; the

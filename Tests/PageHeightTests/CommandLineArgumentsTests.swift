@@ -11,7 +11,7 @@ import Testing
         #expect(parsed.pages == ["page.html"])
         #expect(parsed.options == MeasureOptions())
         #expect(parsed.options.width == 390 && parsed.options.height == 844 && parsed.options.fontSize == 16)
-        #expect(parsed.options.metric == .bodyScroll && parsed.options.until == .settled && parsed.options.fit)
+        #expect(parsed.options.metric == .bodyScroll && parsed.options.until == .schedule && parsed.options.fit)
         #expect(parsed.options.quiet == 0.5 && parsed.options.timeout == 15 && parsed.options.threshold == 5)
     }
 

@@ -9,7 +9,7 @@ struct Recording {
     /// The page's changes: (seconds after load finished, new height).
     var changes: [(Double, Double)] = []
     var schedule = GrowingDelaySchedule.readerApp
-    var until = StopRule.settled
+    var until = StopRule.quiet
     var url = "file:///page.html"
     static let finishedAt = 0.2
 

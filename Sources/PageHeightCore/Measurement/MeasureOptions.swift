@@ -14,13 +14,28 @@ public enum HeightMetric: String, CaseIterable, Codable, Sendable {
 
 /// When a measurement may stop.
 public enum StopRule: String, CaseIterable, Codable, Sendable {
-    /// As soon as nothing is pending and nothing moved for the quiet window.
-    case settled
-    /// After the whole growing-delay schedule, then as `settled`.
+    /// The default: through the reader app's whole growing-delay schedule (its last poll), then
+    /// until settled, so that what the app's polls would see (a periodic timer's lines, a late
+    /// change) is seen.
     case schedule
+    /// As soon as nothing is pending and nothing moved for the quiet window, before the
+    /// schedule's end if so: the earliest stop. A periodic timer is not pending work, so what it
+    /// adds later is not seen.
+    case quiet
     /// The quick rule of a hand-written script: load finished, fonts ready, images done, then
     /// one measurement (timers, requests and animations are not waited for; no quiet window).
     case quick
+
+    /// `settled` is the name `quiet` had while it was the default: suites, scripts and recorded
+    /// reports that name it keep the rule they were made with.
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "schedule": self = .schedule
+        case "quiet", "settled": self = .quiet
+        case "quick": self = .quick
+        default: return nil
+        }
+    }
 }
 
 /// How `--offline` stops a request for the network.
@@ -47,7 +62,7 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Page zoom; the viewport keeps `width` CSS px, so the view is `width * zoom` device px wide.
     public var zoom: Double = 1.0
     public var metric: HeightMetric = .bodyScroll
-    public var until: StopRule = .settled
+    public var until: StopRule = .schedule
     /// How long nothing may move (and nothing be pending) before the height counts as settled.
     public var quiet: Double = 0.5
     /// Cap on the whole measurement, from the start of the load.

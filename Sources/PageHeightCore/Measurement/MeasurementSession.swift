@@ -17,6 +17,9 @@ public struct MeasurementSession: Sendable {
     /// What the page still does, as last reported, only the work that counts before the timeout.
     public private(set) var pending: PendingWork = .none
     public private(set) var pendingClearedAt: Double = 0
+    /// Child frames still loading, as last reported (the clock waits for them; the settle rule
+    /// does not).
+    public private(set) var framesLoading = 0
     /// The view's height in CSS px (fit mode changes it).
     public private(set) var viewHeight: Double
     public private(set) var runaway: RunawayDetector
@@ -67,11 +70,11 @@ public struct MeasurementSession: Sendable {
         clockJumps.append(jump)
     }
 
-    /// Whether the page does nothing the clock must wait for: no document, image, font or request
-    /// loading, no request of the view in flight (`network`, counted by the engine now). Timers
-    /// and animations are what a jump moves on.
+    /// Whether the page does nothing the clock must wait for: no document, frame, image, font or
+    /// request loading, no request of the view in flight (`network`, counted by the engine now).
+    /// Timers and animations are what a jump moves on.
     public func pageIsIdle(network: Int) -> Bool {
-        guard finishedAt != nil, network == 0 else { return false }
+        guard finishedAt != nil, network == 0, framesLoading == 0 else { return false }
         return !pending.document && pending.images == 0 && !pending.fonts && pending.requests == 0
     }
 
@@ -124,6 +127,7 @@ public struct MeasurementSession: Sendable {
         } else {
             fontsLoadingSince = nil
         }
+        framesLoading = work.frames
         var counted = work.counting(before: options.timeout)
         if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }
         if loadsStopped {

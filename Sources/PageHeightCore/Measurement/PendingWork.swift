@@ -6,24 +6,29 @@ public struct PendingWork: Codable, Sendable, Equatable {
     public var images: Int = 0
     /// Fonts are loading: `document.fonts.status` says so, or a face does.
     public var fonts: Bool = false
-    /// fetch and XMLHttpRequest calls in flight.
+    /// fetch and XMLHttpRequest calls in flight, in any frame.
     public var requests: Int = 0
-    /// Due times of one-shot timers, seconds since the load started; periodic ones excluded.
+    /// Due times of one-shot timers of any frame, seconds since the load started; periodic ones
+    /// excluded.
     public var timers: [Double] = []
     /// Running transitions and animations with a finite end.
     public var animations: Int = 0
     /// The view's network requests in flight, as the engine counts them (any frame, any kind,
     /// the page's own fetches included); not in the report's `pendingAtEnd`.
     public var network: Int = 0
+    /// Child frames (at any depth) whose document has not finished loading: like `network`,
+    /// something the virtual clock must not jump over, not work the settle rule waits for (a
+    /// frame that never finishes does not hold the verdict); not in the report's `pendingAtEnd`.
+    public var frames: Int = 0
 
     public static let none = PendingWork()
 
     private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, timers, animations }
 
     public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
-                timers: [Double] = [], animations: Int = 0, network: Int = 0) {
-        (self.document, self.images, self.fonts, self.requests, self.timers, self.animations, self.network)
-            = (document, images, fonts, requests, timers, animations, network)
+                timers: [Double] = [], animations: Int = 0, network: Int = 0, frames: Int = 0) {
+        (self.document, self.images, self.fonts, self.requests, self.timers, self.animations, self.network, self.frames)
+            = (document, images, fonts, requests, timers, animations, network, frames)
     }
 
     /// The work that still counts: timers due after `deadline` never will.

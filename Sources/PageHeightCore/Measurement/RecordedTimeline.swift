@@ -18,7 +18,7 @@ public struct RecordedTimeline: Sendable, Equatable {
 
         /// The horizon of a finished measurement.
         /// - Parameters:
-        ///   - settled: the settle rule ended it under a rule with a quiet window (`settled` or
+        ///   - settled: the settle rule ended it under a rule with a quiet window (`quiet` or
         ///     `schedule`; the `quick` rule's verdict says nothing about later changes).
         ///   - quiet: it ended quiet at the timeout (status `ok` without settling): the probe
         ///     watched the page until the end.

@@ -73,8 +73,10 @@ extension MeasuringOption {
                 help: "What is measured: body-scroll (the reader app), document-scroll, body-offset, document-offset, "
                     + "body-rect, lowest-element, max (Playwright's full-page size)."),
         .choice("--until", \.until, "rule", suite: "until",
-                help: "settled: stop once quiet; schedule: run the whole schedule, then until settled; quick: a "
-                    + "hand-written script's rule (load finished, fonts ready, images done, one measurement)."),
+                help: "schedule: through the reader app's whole schedule (to its last poll), then until settled: what the app "
+                    + "shows; quiet: stop once settled, maybe before the schedule's end, missing what changes later (a periodic "
+                    + "timer's work; settled is its former name); quick: a hand-written script's rule (load finished, fonts "
+                    + "ready, images done, one measurement)."),
         .choice("--clock", \.clock, "clock", suite: "clock",
                 help: "The page's clock. real: its timers fire when due and the rules wait for them; virtual: while the "
                     + "page is idle its clock jumps to its next timer or the rules' next step (the same rules, at the speed of layout)."),

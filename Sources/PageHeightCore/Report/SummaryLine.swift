@@ -48,6 +48,10 @@ public enum SummaryLine {
                 details.append("\(schedule) would show \(Pixels.format(shown))")
             } else if !report.strategies.schedule.complete {
                 details.append("\(schedule) polls past what was recorded")
+            } else if options.until == .quiet, let settled = report.timings.settledAt, let finished = report.timings.finished,
+                      settled < finished + options.schedule.duration {
+                // The earliest stop took the schedule's later polls to read the settled value.
+                details.append("stopped before \(schedule)'s end, which shows the same if nothing changes later")
             } else {
                 details.append("\(schedule) shows the same")
             }

@@ -349,16 +349,15 @@ final class PageView {
     /// The page world's hooks in place, and whether they are the virtual clock's.
     private var hooks: (script: OpaquePointer, virtual: Bool)?
 
-    /// Puts the hooks of the real clock (today's: the top frame's timers and requests) or of the
-    /// virtual clock (every frame's time as well) in place for the next load.
+    /// Puts the hooks of the real clock (every frame's timers and requests) or of the virtual
+    /// clock (every frame's time as well) in place for the next load.
     func setClock(virtual: Bool) {
         guard hooks?.virtual != virtual else { return }
         if let hooks {
             webkit_user_content_manager_remove_script(manager, hooks.script)
             webkit_user_script_unref(hooks.script)
         }
-        let frames = virtual ? WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES : WEBKIT_USER_CONTENT_INJECT_TOP_FRAME
-        let script = webkit_user_script_new(ProbeScript.hooks(virtualClock: virtual), frames,
+        let script = webkit_user_script_new(ProbeScript.hooks(virtualClock: virtual), WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
                                             WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)!
         webkit_user_content_manager_add_script(manager, script)
         hooks = (script, virtual)

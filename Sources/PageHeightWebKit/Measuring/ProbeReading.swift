@@ -8,6 +8,8 @@ struct ProbeReading: Decodable, Sendable {
         var images: Int
         var fonts: Bool
         var requests: Int
+        /// Child frames (at any depth) whose document has not finished loading.
+        var frames: Int?
         /// Seconds from the moment of the reading.
         var timers: [Double]
         var animations: Int
@@ -64,7 +66,7 @@ struct ProbeReading: Decodable, Sendable {
         guard let pending else { return nil }
         return PendingWork(document: pending.document, images: pending.images, fonts: pending.fonts,
                            requests: pending.requests, timers: pending.timers.map { t + $0 },
-                           animations: pending.animations, network: network)
+                           animations: pending.animations, network: network, frames: pending.frames ?? 0)
     }
 }
 

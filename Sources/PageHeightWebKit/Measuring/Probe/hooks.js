@@ -1,5 +1,6 @@
-// The hooks (see ProbeScript.swift): run at document start in the page's own world, as the body
-// of a function whose prologue defines STATE_EVENT, CLOCK_EVENT and VIRTUAL_CLOCK.
+// The hooks (see ProbeScript.swift): run at document start in the page's own world, in every
+// frame, as the body of a function whose prologue defines STATE_EVENT, CLOCK_EVENT and
+// VIRTUAL_CLOCK.
 if (window.__pageheightHooks) return;
 Object.defineProperty(window, '__pageheightHooks', { value: true, writable: false, configurable: false });
 const stringify = JSON.stringify.bind(JSON);
@@ -9,6 +10,11 @@ const dispatch = EventTarget.prototype.dispatchEvent;
 const NativeCustomEvent = window.CustomEvent;
 const nativeSetTimeout = window.setTimeout.bind(window);
 const nativeClearTimeout = window.clearTimeout.bind(window);
+const nativePostMessage = window.postMessage;
+const readyState = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState').get;
+const isChild = window.parent !== window;
+// This frame's time origin (epoch ms): times cross between frames on the epoch's scale.
+const origin = performance.timeOrigin;
 
 // What is outstanding, told to the probe once per turn of the event loop.
 const timers = new Map();          // id -> due (performance.now() ms, plus the clock's offset)
@@ -19,10 +25,39 @@ let causes = [];
 // The virtual clock's jumps so far (ms), and its earliest due timer (virtual ms, or null).
 let offset = 0;
 let nextDue = () => null;
+// --- frames --------------------------------------------------------------------------------
+// Every frame's timers and requests are the page's. A child frame tells its parent what it and
+// its own children have outstanding by a tagged `postMessage` (FRAME_STATE; due times on the
+// epoch's scale, the frame's timeOrigin plus its due time, so that a frame started later says
+// the same moment), which the parent's hooks take before any listener of the page sees it and
+// add to its own; the top frame tells the probe the whole page's. A message reaches a frame of
+// any origin, which no script of the top frame's worlds can. A frame that is gone (removed,
+// or its document replaced: it tells an empty state on `pagehide`, and a new document tells its
+// own at its start) drops out. `frames` counts the descendant frames whose document has not
+// finished loading: the virtual clock must not jump over their start (not pending work for the
+// settle rule: a frame that never finishes does not hold the verdict).
+const FRAME_STATE = '__pageheightFrameState';
+const children = new Map();        // a child's window -> its last state (epoch ms)
+const finite = (x) => typeof x === 'number' && isFinite(x);
 function state(cause) {
-  const s = { timers: [...timers.values()], requests: requests, cause: cause };
-  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = nextDue(); }
-  return stringify(s);
+  const s = { timers: [...timers.values()], requests: requests, frames: 0, cause: cause };
+  let next = VIRTUAL_CLOCK ? nextDue() : null;
+  for (const [source, child] of children) {
+    if (source.closed) { children.delete(source); continue; }
+    for (const at of child.timers) s.timers.push(at - origin);
+    s.requests += child.requests;
+    s.frames += child.frames + (child.loading ? 1 : 0);
+    if (child.next !== null && (next === null || child.next - origin < next)) next = child.next - origin;
+  }
+  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = next; }
+  return s;
+}
+function tellParent(s) {
+  const epoch = (t) => t + origin;
+  const message = { timers: s.timers.map(epoch), requests: s.requests, frames: s.frames,
+                    loading: readyState.call(document) !== 'complete',
+                    next: s.next === null || s.next === undefined ? null : epoch(s.next), cause: s.cause };
+  try { nativePostMessage.call(window.parent, { [FRAME_STATE]: message }, '*'); } catch (e) {}
 }
 function tell(cause) {
   if (cause && causes.indexOf(cause) < 0) causes.push(cause);
@@ -30,11 +65,44 @@ function tell(cause) {
   queued = true;
   microtask(() => {
     queued = false;
-    const detail = state(causes[0] || null);
+    const s = state(causes[0] || null);
     causes = [];
-    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: detail }));
+    if (isChild) tellParent(s);
+    else dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: stringify(s) }));
   });
 }
+window.addEventListener('message', (e) => {
+  const data = e.data;
+  if (!data || typeof data !== 'object' || !data[FRAME_STATE]) return;
+  const source = e.source;
+  // From a child of this frame (or one that was, telling it is gone).
+  let mine = false;
+  try { mine = !!source && source !== window && (children.has(source) || source.parent === window); } catch (error) {}
+  if (!mine) return;
+  e.stopImmediatePropagation();
+  const m = data[FRAME_STATE];
+  const count = (x) => finite(x) ? Math.max(0, Math.min(x, 1000)) : 0;
+  children.set(source, { timers: Array.isArray(m.timers) ? m.timers.filter(finite).slice(0, 1000) : [],
+                         requests: count(m.requests), frames: count(m.frames), loading: m.loading === true,
+                         next: finite(m.next) ? m.next : null });
+  tell(typeof m.cause === 'string' ? m.cause : null);
+}, true);
+if (isChild) {
+  window.addEventListener('load', () => tell(null));
+  window.addEventListener('pagehide', () => {
+    try {
+      nativePostMessage.call(window.parent, { [FRAME_STATE]: { timers: [], requests: 0, frames: 0, loading: false, next: null } }, '*');
+    } catch (e) {}
+  });
+  tell(null);
+} else if (!VIRTUAL_CLOCK) {
+  // The probe asks for the state now (gone frames dropped) before it reads pending work.
+  window.addEventListener(CLOCK_EVENT, (e) => {
+    e.stopImmediatePropagation();
+    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: stringify(state(null)) }));
+  }, true);
+}
+
 if (!VIRTUAL_CLOCK) {
   window.setTimeout = function(handler, delay, ...args) {
     const ms = Math.max(0, Number(delay) || 0);
@@ -114,13 +182,15 @@ if (window.XMLHttpRequest) {
 // the jumped time, as timers run late in a busy browser, never early; a driver that jumps to
 // `next` one timer at a time has each see its own due time.
 //
-// Frames: the hooks run in every frame. A frame forwards each jump to its child frames by
-// `postMessage` of its offset, tagged (`FRAME_TAG`), which a child's hooks take only from its
-// parent, before any listener of the page sees it; a frame asks its parent for the offset when it
-// starts. Both take a task: a child frame's scripts that run before that answer, or before a
-// forwarded jump arrives, read a clock behind their parent's. A child's timers are not told to
-// the probe (it lives in the top frame), so no jump aims at them; they run when a jump passes
-// them.
+// Frames: the hooks run in every frame, and every frame's page time is the same: real time plus
+// the one offset. A frame forwards each jump to its child frames by `postMessage` of its offset,
+// tagged (`FRAME_TAG`), which a child's hooks take only from its parent, before any listener of
+// the page sees it; a frame asks its parent for the offset when it starts. Both take a task: a
+// child frame's scripts that run before that answer, or before a forwarded jump arrives, read a
+// clock behind their parent's. A child's timers reach the probe through its parents (see
+// "frames" above), so the driver jumps to them as to the top frame's; one that comes due runs
+// once the forwarded jump has arrived, and the driver waits for that (the top frame's `next`
+// stays due until the child told it ran).
 //
 // A page can dispatch CLOCK_EVENT, or post the tagged message to its own frames, itself: all it
 // can do so is move its own clock forward, which it could as well do by waiting.
@@ -131,7 +201,6 @@ function installVirtualClock() {
   const nativeDateNow = NativeDate.now;
   const nativePerformanceNow = Performance.prototype.now;
   const nativeFrame = window.requestAnimationFrame;
-  const nativePostMessage = window.postMessage;
   const virtualNow = () => now() + offset;
   const virtualEpoch = () => Math.floor(nativeDateNow.call(NativeDate) + offset);
   // Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
@@ -273,12 +342,11 @@ function installVirtualClock() {
   }
   window.addEventListener(CLOCK_EVENT, (e) => {
     e.stopImmediatePropagation();
-    let request;
-    try { request = JSON.parse(e.detail); } catch (error) { return; }
-    if (!request || typeof request.to !== 'number' || !isFinite(request.to)) return;
-    moveTo(offset + (request.to - virtualNow()));
-    // The probe reads the new state before its dispatch returns.
-    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: state(null) }));
+    let request = null;
+    try { request = JSON.parse(e.detail); } catch (error) {}
+    if (request && typeof request.to === 'number' && isFinite(request.to)) moveTo(offset + (request.to - virtualNow()));
+    // The probe reads the new state before its dispatch returns (without `to`: only that).
+    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: stringify(state(null)) }));
   }, true);
   window.addEventListener('message', (e) => {
     const data = e.data;

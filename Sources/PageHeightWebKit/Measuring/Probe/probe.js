@@ -53,10 +53,11 @@ function value() {
 
 // --- pending work ------------------------------------------------------------------------
 // The page's one-shot timers (due times, virtual ms: performance.now() plus the clock's offset)
-// and requests in flight, the virtual clock's offset (ms, 0 on the real clock) and its earliest due
-// timer of any kind (virtual ms; null on the real clock, or with no timer), as the hooks in the
-// page's world last told them.
-let hooked = { timers: [], requests: 0, offset: 0, next: null };
+// and requests in flight, every frame's (the hooks of each frame tell their parent), the child
+// frames still loading, the virtual clock's offset (ms, 0 on the real clock) and its earliest due
+// timer of any kind in any frame (virtual ms; null on the real clock, or with no timer), as the
+// hooks in the page's world last told them.
+let hooked = { timers: [], requests: 0, frames: 0, offset: 0, next: null };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
@@ -64,6 +65,7 @@ window.addEventListener(STATE_EVENT, (e) => {
   const finite = (x) => typeof x === 'number' && isFinite(x);
   hooked = { timers: state.timers.filter(finite).sort((a, b) => a - b).slice(0, 1000),
              requests: Math.max(0, Math.min(state.requests, 1000)),
+             frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
              next: finite(state.next) ? state.next : null };
   schedule(typeof state.cause === 'string' ? state.cause : null);
@@ -82,6 +84,11 @@ function advance(to) {
     dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify({ to: to }) }));
   }
   return stringify(clock());
+}
+// Asks the hooks for their state now, before a reading: what frames that are gone had
+// outstanding is dropped there, which no other event of the page may prompt.
+function refresh() {
+  dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: '{}' }));
 }
 // Fonts load while `document.fonts.status` says so or a face does. Neither alone is to be
 // trusted: WebKit can leave the set's status at "loading" for good once its faces failed, a
@@ -130,12 +137,13 @@ function pending() {
     images: images,
     fonts: fontsLoading(),
     requests: hooked.requests,
+    frames: hooked.frames,
     timers: due,
     animations: animations,
   };
 }
 function pendingKey(p) {
-  return [p.document, p.images, p.fonts, p.requests, p.timers.length, p.animations].join();
+  return [p.document, p.images, p.fonts, p.requests, p.frames, p.timers.length, p.animations].join();
 }
 
 // --- reporting ---------------------------------------------------------------------------
@@ -169,6 +177,7 @@ function schedule(cause) {
 // WebKit rebuilds there field by field (about 1 ms a reading on a corpus page). All metrics only
 // when asked (`all`): lowest-element visits every element's box.
 function measure(all) {
+  refresh();
   const started = now();
   const result = { value: value(), pending: pending(), innerHeight: window.innerHeight, clock: clock() };
   if (all) {
