@@ -250,6 +250,19 @@ final class MeasurementDriver {
                 // The page's timers ran: what they changed. A step of the rules is now due.
                 if jump.reason == "timer" { await refreshPending(cause: "timer") }
                 continue
+            } else if virtualClock, let timer = nextPageTimer, timer <= now + 0.0005, at > now + Self.frame,
+                      session.pageIsIdle(network: view.requestsInFlight) {
+                // A timer of the page came due and has not run yet: nothing jumps over it, and
+                // the page may tell nothing when it has run. Look again after 2 ms of real
+                // time, not at `at`: waiting for it would run the page's clock at real speed.
+                if let event = await view.inbox.next(until: GLibClock.now + 0.002) {
+                    guard !Task.isCancelled else { return nil }
+                    if case .end(let reason) = handle(event) { return reason }
+                } else {
+                    guard !Task.isCancelled else { return nil }
+                    await refreshPending(cause: "timer")
+                }
+                continue
             } else if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
                 guard !Task.isCancelled else { return nil }
                 if case .end(let reason) = handle(event) { return reason }

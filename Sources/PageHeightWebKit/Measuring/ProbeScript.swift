@@ -13,10 +13,13 @@ import PageHeightCore
 /// work, innerHeight, the page's clock, and with `all` every metric) for native polls, evaluated
 /// in its world, and `clock()` and `advance(to)` for the virtual clock.
 ///
-/// Timers and requests are the page's own calls, which only its world sees: `hooks` wraps
-/// `setTimeout`, `clearTimeout`, `fetch` and `XMLHttpRequest` there and tells the probe what is
-/// outstanding through a `pageheight-probe-state` event on `window` (DOM events reach every
-/// world) whose detail is JSON text. A page could send that event itself: all it could do so is
+/// Timers and requests are the page's own calls, which only its world sees: `hooks`, in every
+/// frame, wraps `setTimeout`, `clearTimeout`, `fetch` and `XMLHttpRequest` there; a child
+/// frame's hooks tell their parent frame's what they and their children have outstanding (a
+/// tagged `postMessage`, which reaches a frame of any origin), and the top frame's tell the probe
+/// the whole page's through a `pageheight-probe-state` event on `window` (DOM events reach every
+/// world) whose detail is JSON text. The probe asks for that state afresh before each reading by
+/// a `pageheight-clock` event without a time. A page could send that event itself: all it could do so is
 /// claim pending work, which it could as well create, or misstate its own clock, which only
 /// misleads the jumps of its own measurement; the timeout bounds either.
 ///
@@ -46,8 +49,8 @@ enum ProbeScript {
             + "const CLOCK_EVENT=\"\(clockEvent)\";\n" + body + "\n})();"
     }
 
-    /// The hooks, for the page's world: today's timers and requests on the real clock, or the
-    /// virtual clock as well (then for every frame).
+    /// The hooks, for the page's world of every frame: timers and requests on the real clock, the
+    /// virtual clock as well on it.
     static func hooks(virtualClock: Bool) -> String {
         "(function(){const STATE_EVENT=\"\(stateEvent)\";const CLOCK_EVENT=\"\(clockEvent)\";"
             + "const VIRTUAL_CLOCK=\(virtualClock);\n" + hooksBody + "\n})();"
