@@ -191,8 +191,8 @@ final class PageView {
         }, box(), release)
         ph_connect_load_failed(view, { _, _, uri, error, data in
             let domain = error.map { String(cString: g_quark_to_string($0.pointee.domain)) } ?? "unknown"
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            let event = ViewEvent.loadFailed(uri: uri.map { String(cString: $0) } ?? "", domain: domain,
+            let message = error.map { PageText.prefix($0.pointee.message, bytes: PageText.urlKept) } ?? "unknown error"
+            let event = ViewEvent.loadFailed(uri: uri.map { PageText.prefix($0, bytes: PageText.urlKept) } ?? "", domain: domain,
                                              code: error?.pointee.code ?? 0, message: message)
             GLibActor.assumeIsolated { PageView.inbox(data).post(event) }
             return 1 // handled: no error page is loaded
@@ -211,13 +211,15 @@ final class PageView {
             }
         }, box(), release)
         ph_connect_navigation_targets(view, { uri, data in
-            let target = uri.map { String(cString: $0) } ?? ""
+            let target = uri.map { PageText.prefix($0, bytes: PageText.urlKept) } ?? "" // a page chooses its length
             GLibActor.assumeIsolated { PageView.inbox(data).lastNavigationTarget = target }
         }, box(), release)
         ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
             guard let result, let value = webkit_javascript_result_get_js_value(result),
                   let text = jsc_value_to_string(value) else { return }
-            let message = String(cString: text)
+            // The probe's messages are small; only a page could make one huge, and it cannot reach
+            // this handler (the probe's own world): a message past the cap is not the probe's.
+            let message = PageText.prefix(text, bytes: 1 << 20)
             g_free(text)
             GLibActor.assumeIsolated { PageView.inbox(data).post(.probeMessage(message)) }
         }, box(), release)
