@@ -93,3 +93,74 @@ extension UntrustedPageTests {
         }
     }
 }
+
+extension UntrustedPageTests {
+    // MARK: - What a page can make pageheight hold
+
+    /// inflate.html forges probe events with 8 MB causes and fails images with 2 MB URLs;
+    /// inflate-culprit.html gives the runaway's culprit a 4 MB id: each report stays small, no
+    /// string in it is longer than a capped URL and its note, and a cut says so.
+    @Test func whatAPageSendsIsCappedWhereItEnters() async throws {
+        let engine = try PageHeightEngine.shared()
+        let options = try CommandLineArguments.parse(["--timeout", "5", "x"]).options
+        for (page, status, height) in [("inflate.html", PageStatus.ok, 500.0), ("inflate-culprit.html", .runaway, 944)] {
+            let report = await engine.measure(.file(Self.hostile.appendingPathComponent(page).path), options: options)
+            #expect(report.status == status && report.height == height, "\(page): \(report.status.rawValue) \(report.height ?? -1)")
+            let json = try JSONEncoder().encode(report)
+            #expect(json.count < 200_000, "\(page): a report of \(json.count) bytes")
+            let object = try JSONSerialization.jsonObject(with: json)
+            var longest = 0
+            func walk(_ value: Any) {
+                if let text = value as? String { longest = max(longest, text.utf8.count) }
+                if let list = value as? [Any] { list.forEach(walk) }
+                if let map = value as? [String: Any] { map.values.forEach(walk) }
+            }
+            walk(object)
+            #expect(longest < PageText.urlKept + 2 * PageText.kept + 100, "\(page): a string of \(longest) bytes")
+        }
+        let culprit = await engine.measure(.file(Self.hostile.appendingPathComponent("inflate-culprit.html").path), options: options)
+        #expect(culprit.message?.contains("more characters cut") == true, "\(culprit.message ?? "")")
+    }
+
+    /// navigation-loop.html starts navigations to URLs of up to 1 MB without end once loaded: it
+    /// is stopped as a loop (or done before it counts as one), and its static neighbours in a batch keep their
+    /// heights and their verdict times (page time), at one job and at four.
+    @Test func aNavigationLoopCostsItsNeighboursNothing() throws {
+        let pages = FixtureCase.pagesDirectory
+        let normal = ["static.html", "absolute.html", "grow-2.5.html"].map { pages.appendingPathComponent($0).path }
+        let hostile = ["navigation-loop.html", "inflate.html", "downloads.html"].map { Self.hostile.appendingPathComponent($0).path }
+        let entries = normal.flatMap { page in [page] + hostile }
+        let alone = try PageHeightBinary.run(["--json", "--until", "schedule", "--timeout", "8"] + normal, within: 120)
+        func verdicts(_ output: String) -> [String: (Double?, Double?)] {
+            var found: [String: (Double?, Double?)] = [:]
+            for line in output.split(separator: "\n") {
+                guard let report = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let url = report["url"] as? String, normal.contains(where: { url.hasSuffix($0) }) else { continue }
+                let timings = report["timings"] as? [String: Any]
+                found[url] = (report["height"] as? Double, timings?["settledAt"] as? Double)
+            }
+            return found
+        }
+        let expected = verdicts(alone.stdout)
+        #expect(expected.count == normal.count, "alone: \(alone.stderr.suffix(300))")
+        for jobs in ["1", "4"] {
+            let (directory, list, out) = try HardeningTests.batchFiles("neighbours-\(jobs)", pages: entries)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let run = try PageHeightBinary.run(["batch", "--until", "schedule", "--timeout", "8", "--jobs", jobs,
+                                                "--no-progress", "--out", out, list], within: 300)
+            let lines = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            #expect(lines.split(separator: "\n").count == entries.count, "jobs \(jobs): \(run.stderr.suffix(300))")
+            let found = verdicts(lines)
+            let loops = lines.split(separator: "\n").filter { $0.contains("navigation-loop.html") }
+            // Stopped as a loop, or (its schedule on the virtual clock over first) measured as it was.
+            #expect(loops.count == normal.count && loops.allSatisfy { $0.contains("\"status\":\"ok\"") && $0.contains("navigat") },
+                    "jobs \(jobs): \(loops.map { $0.prefix(300) })")
+            for (url, (height, settled)) in expected {
+                let (gotHeight, gotSettled) = found[url] ?? (nil, nil)
+                #expect(gotHeight == height, "jobs \(jobs): \(url) measured \(gotHeight ?? -1), alone \(height ?? -1)")
+                #expect(gotSettled != nil && abs((gotSettled ?? 0) - (settled ?? 0)) < 0.25,
+                        "jobs \(jobs): \(url) settled at \(gotSettled ?? -1), alone at \(settled ?? -1)")
+            }
+        }
+    }
+}

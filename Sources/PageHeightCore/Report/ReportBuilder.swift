@@ -20,6 +20,8 @@ public struct ReportBuilder: Sendable {
     /// When the rule allowed the verdict (the last settle check's due time).
     public var verdictDue: Double?
     /// Main-frame navigations the page started after it committed, which were stopped.
+    /// How the message of a page ended as a navigation loop begins.
+    static let navigationLoopNote = "the page started navigations without end"
     public var stoppedNavigations: [String] = []
     /// How many navigations were stopped (`stoppedNavigations` keeps the first few).
     public var stoppedNavigationsTotal = 0
@@ -136,6 +138,10 @@ public struct ReportBuilder: Sendable {
                 + "where pageheight cannot confirm it (try --no-fit\(noFitNote))" + culpritNote, last)
         case .javascriptDisabled:
             return (.fallback, "JavaScript is off", nil)
+        case .navigationLoop(let attempts):
+            guard let last else { return (.fallback, noValueReason(stalled: false), nil) }
+            return (.ok, Self.navigationLoopNote + " (\(attempts) after its load): stopped at "
+                + "\(Seconds.format(endedAt)), measured as it was", last)
         case .settled:
             if let value = session.lastReading?.height, value > 0 { return (.ok, nil, value) }
             return (.fallback, noValueReason(stalled: false), nil)

@@ -177,6 +177,10 @@ final class MeasurementDriver {
         case .probeMessage(let json):
             probeMessage(json)
             return .handled
+        case .navigationLoop(let attempts):
+            note("the page started \(attempts) navigations after its load: a loop, stopped")
+            view.renewAfterThisPage() // what WebKit keeps of the navigations goes with the process
+            return .end(.navigationLoop(attempts: attempts))
         }
     }
 

@@ -11,6 +11,8 @@ enum ViewEvent: Sendable {
     case loadFailed(uri: String, domain: String, code: Int32, message: String)
     case processTerminated(LoadOutcome.ProcessEnd)
     case probeMessage(String)
+    /// The page started `Inbox.navigationLoopAt` navigations after its commit.
+    case navigationLoop(Int)
 }
 
 /// One off-screen web view: a WebKitWebView in a shown GtkOffscreenWindow, with the probe
@@ -36,6 +38,16 @@ final class PageView {
         var processDied = false
         /// The target of the last navigation action (the page's own, or one it starts).
         var lastNavigationTarget = ""
+        /// Whether the page loaded since the last `clear()` finished loading.
+        var loadFinished = false
+        /// Navigation actions (of any frame: WebKit's API does not tell a frame's from the
+        /// page's) since the page's load finished: each costs the UI process what WebKit keeps of
+        /// it until the web process goes, which a page starting them in a loop makes grow without
+        /// end.
+        var navigationsAfterCommit = 0
+        /// Navigation actions after the load that make a page a navigation loop: more than the
+        /// frames a page adds after its load.
+        static let navigationLoopAt = 30
 
         func post(_ event: ViewEvent) {
             if let waiter {
@@ -53,6 +65,8 @@ final class PageView {
         func clear() {
             queue.removeAll()
             committed = false
+            loadFinished = false
+            navigationsAfterCommit = 0
         }
 
         /// The next event if one is queued (no wait).
@@ -186,6 +200,7 @@ final class PageView {
                 // page would commit before the event is read.
                 if load == .started, inbox.committed { webkit_web_view_stop_loading(view) }
                 if load == .committed { inbox.committed = true }
+                if load == .finished { inbox.loadFinished = true }
                 inbox.post(.load(load))
             }
         }, box(), release)
@@ -212,7 +227,13 @@ final class PageView {
         }, box(), release)
         ph_connect_navigation_targets(view, { uri, data in
             let target = uri.map { PageText.prefix($0, bytes: PageText.urlKept) } ?? "" // a page chooses its length
-            GLibActor.assumeIsolated { PageView.inbox(data).lastNavigationTarget = target }
+            GLibActor.assumeIsolated {
+                let inbox = PageView.inbox(data)
+                inbox.lastNavigationTarget = target
+                guard inbox.loadFinished else { return }
+                inbox.navigationsAfterCommit += 1
+                if inbox.navigationsAfterCommit == Inbox.navigationLoopAt { inbox.post(.navigationLoop(Inbox.navigationLoopAt)) }
+            }
         }, box(), release)
         ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
             guard let result, let value = webkit_javascript_result_get_js_value(result),
@@ -319,9 +340,19 @@ final class PageView {
         inbox.renewing = true
         webkit_web_view_terminate_web_process(view)
         uses = 0
+        renewDue = false
         renewed = true
         webProcess = nil
         startsWebProcess = true
+    }
+
+    /// Whether the view's web process is to be renewed before its next page
+    /// (`renewAfterThisPage`); `renewWebProcess` clears it.
+    private(set) var renewDue = false
+
+    /// Asks for the view's web process to be renewed once its page is done.
+    func renewAfterThisPage() {
+        renewDue = true
     }
 
     /// Marks the view as not to be reused (its web process died).

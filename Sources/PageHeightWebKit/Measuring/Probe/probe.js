@@ -12,6 +12,8 @@ try { localStorage.clear(); } catch (e) {}
 try { sessionStorage.clear(); } catch (e) {}
 const post = channel.postMessage.bind(channel);
 const stringify = JSON.stringify.bind(JSON);
+// A string the page controls, cut to `limit` characters with a note that it was.
+const kept = (text, limit) => text.length > limit ? text.slice(0, limit) + '… (' + (text.length - limit) + ' more characters cut)' : text;
 // This world's own `performance.now()`: real time (the hooks' virtual clock replaces the page
 // world's, which this world does not share).
 const now = () => performance.now();
@@ -68,7 +70,7 @@ window.addEventListener(STATE_EVENT, (e) => {
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
              next: finite(state.next) ? state.next : null };
   // The page can send this event itself: its cause is capped like every string it controls.
-  schedule(typeof state.cause === 'string' ? state.cause.slice(0, TEXT_KEPT) : null);
+  schedule(typeof state.cause === 'string' ? kept(state.cause, TEXT_KEPT) : null);
 });
 // The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
 const virtualNow = () => now() + hooked.offset;
@@ -218,9 +220,9 @@ function markView() {
 function selectorPath(element) {
   const part = (e) => {
     const tag = e.tagName.toLowerCase();
-    if (e.id) return tag + '#' + String(e.id).slice(0, TEXT_KEPT);
+    if (e.id) return tag + '#' + kept(String(e.id), TEXT_KEPT);
     const classes = (typeof e.className === 'string' ? e.className.slice(0, 4 * TEXT_KEPT) : '').trim().split(/\s+/)
-      .filter(Boolean).slice(0, 2).map((c) => c.slice(0, TEXT_KEPT));
+      .filter(Boolean).slice(0, 2).map((c) => kept(c, TEXT_KEPT));
     return tag + (classes.length ? '.' + classes.join('.') : '');
   };
   const parts = [part(element)];
@@ -295,8 +297,8 @@ const resourceErrors = [];
 window.addEventListener('error', (e) => {
   const target = e.target;
   const url = target && target !== window ? (target.currentSrc || target.src || target.href) : null;
-  const kept = typeof url === 'string' ? url.slice(0, URL_KEPT) : null;
-  if (kept && resourceErrors.length < 50 && resourceErrors.indexOf(kept) < 0) resourceErrors.push(kept);
+  const short = typeof url === 'string' ? kept(url, URL_KEPT) : null;
+  if (short && resourceErrors.length < 50 && resourceErrors.indexOf(short) < 0) resourceErrors.push(short);
   schedule(target && target.tagName === 'IMG' ? 'image-error' : 'resource-error');
 }, true);
 document.addEventListener('readystatechange', () => schedule('ready-state'));
