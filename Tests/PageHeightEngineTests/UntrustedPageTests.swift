@@ -164,3 +164,21 @@ extension UntrustedPageTests {
         }
     }
 }
+
+extension UntrustedPageTests {
+    // MARK: - What reaches a terminal
+
+    /// escape-sequences.html names its runaway culprit with ESC, OSC, C1 and bidirectional
+    /// override characters: the one-line output and `-v` on standard error carry none of them raw.
+    @Test func aPageCannotDriveTheTerminal() throws {
+        let page = Self.hostile.appendingPathComponent("escape-sequences.html").path
+        let run = try PageHeightBinary.run(["-v", "--timeout", "5", page], within: 60)
+        #expect(run.stdout.hasPrefix("runaway:"), "\(run.stdout)")
+        #expect(run.stdout.contains("\\u{1B}[2J"), "the escape is shown as text: \(run.stdout)")
+        for output in [run.stdout, run.stderr] {
+            let raw = output.unicodeScalars.filter { (0x00...0x1F).contains($0.value) && $0 != "\n" && $0 != "\t"
+                || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) }
+            #expect(raw.isEmpty, "raw control characters: \(raw.map { String($0.value, radix: 16) })")
+        }
+    }
+}

@@ -12,6 +12,30 @@ package enum PageText {
     /// Entries kept of a list a page can lengthen (its stopped navigations).
     package static let listKept = 20
 
+    /// `text` safe to print on a terminal: control characters but newline and tab (ESC, which
+    /// starts escape and OSC sequences, among them), C1 controls, DEL and the bidirectional
+    /// overrides, which a page's ids and URLs may carry, become visible escapes (`\u{1B}`).
+    package static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isUnprintable(scalar) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x09: false
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
     /// `text`, or its first `limit` characters and a note of the rest.
     package static func capped(_ text: String, to limit: Int) -> String {
         guard text.utf8.count > limit, text.count > limit else { return text }
