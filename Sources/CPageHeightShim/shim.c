@@ -468,12 +468,8 @@ static GPtrArray *failed_resources(WebKitWebView *view) {
     return list;
 }
 
-static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resource, char *reason) {
-    // The page itself failing is its load-error, not a subresource's.
-    if (resource == webkit_web_view_get_main_resource(view)) {
-        g_free(reason);
-        return;
-    }
+// Adds `uri` (copied) and `reason` (adopted) to the view's failed subresources.
+static void note_failed(WebKitWebView *view, const char *uri, char *reason) {
     gint total = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), failed_total_key));
     g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(total + 1));
     GPtrArray *list = failed_resources(view);
@@ -481,8 +477,40 @@ static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resourc
         g_free(reason);
         return;
     }
-    g_ptr_array_add(list, g_strdup(webkit_web_resource_get_uri(resource)));
+    g_ptr_array_add(list, g_strndup(uri, PH_FAILED_TEXT_KEPT));
+    if (strlen(reason) > PH_FAILED_TEXT_KEPT) reason[PH_FAILED_TEXT_KEPT] = '\0';
     g_ptr_array_add(list, reason);
+}
+
+static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resource, char *reason) {
+    // The page itself failing is its load-error, not a subresource's.
+    if (resource == webkit_web_view_get_main_resource(view)) {
+        g_free(reason);
+        return;
+    }
+    note_failed(view, webkit_web_resource_get_uri(resource), reason);
+}
+
+static gboolean refuse_destination(WebKitDownload *download, gchar *suggested, gpointer data) {
+    (void)suggested; (void)data;
+    webkit_download_cancel(download);
+    return TRUE; // handled: no destination is set, so nothing is created
+}
+
+static void refuse_download(WebKitWebContext *context, WebKitDownload *download, gpointer data) {
+    (void)context; (void)data;
+    // Cancelled at once; should the response still arrive, its destination is refused too.
+    webkit_download_set_allow_overwrite(download, FALSE);
+    g_signal_connect(download, "decide-destination", G_CALLBACK(refuse_destination), NULL);
+    WebKitWebView *view = webkit_download_get_web_view(download);
+    WebKitURIRequest *request = webkit_download_get_request(download);
+    const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
+    if (view && uri) note_failed(view, uri, g_strdup("a download, refused"));
+    webkit_download_cancel(download);
+}
+
+void ph_web_context_refuse_downloads(WebKitWebContext *context) {
+    g_signal_connect(context, "download-started", G_CALLBACK(refuse_download), NULL);
 }
 
 static void request_failed(WebKitWebResource *resource, GError *error, gpointer view) {

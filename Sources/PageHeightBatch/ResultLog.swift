@@ -40,8 +40,10 @@ public final class ResultLog: @unchecked Sendable {
         if resume, stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
             throw OutputError.cannotResume(path) // before open(2), which waits for a pipe's reader
         }
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        // Without blocking: a pipe with no reader would hold open(2) for ever; then as usual.
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard fd >= 0 else { throw OutputError.cannotOpen(path, errno: errno) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var info = stat()
         fstat(fd, &info)
         let regular = info.st_mode & S_IFMT == S_IFREG
@@ -149,6 +151,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
         case .cannotOpen(let path, let code):
             if code == ENOENT {
                 "cannot write '\(path)': the directory '\((path as NSString).deletingLastPathComponent)' does not exist"
+            } else if code == ENXIO {
+                "cannot write '\(path)': it is a pipe (FIFO) that nothing reads; start its reader first"
             } else if code == EISDIR {
                 "cannot write '\(path)': it is a directory"
             } else {

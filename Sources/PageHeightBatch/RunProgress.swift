@@ -99,7 +99,7 @@ public final class RunProgress: @unchecked Sendable {
     }
 
     private func show() {
-        let text = line()
+        let text = PageText.printable(line()) // it names the slowest page: a page's URL
         lock.withLock {
             switch display {
             case .none: return

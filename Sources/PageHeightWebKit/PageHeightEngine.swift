@@ -48,6 +48,10 @@ public final class PageHeightEngine: @unchecked Sendable {
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
         setenv("GSETTINGS_BACKEND", "memory", 1)
+        // GStreamer, which WebKit asks which media types it can show, writes its plugin registry
+        // under the user's cache (`~/.cache/gstreamer-1.0`): a page with a media type made
+        // pageheight write into $HOME. Its registry lives in our private directory instead.
+        if let directory = try? PrivateDirectory.path() { setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0) }
         // GDK paints the off-screen windows into image surfaces in this process, not into X
         // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
         // Xvfb.
@@ -143,6 +147,12 @@ public final class PageHeightEngine: @unchecked Sendable {
         do {
             pool = try pools.pool(for: options)
             boundary = try BoundaryFilters.filter(for: page, options: options)
+            if !options.offline {
+                // What the user names is theirs to reach: the hosts they allow, the page's own.
+                let gate = try ConnectionGate.shared()
+                for host in options.allowedHosts ?? [] { gate.allow(host) }
+                if case .url(let text) = page, let host = URLComponents(string: text)?.host { gate.allow(host) }
+            }
         } catch {
             let session = MeasurementSession(options: options)
             return ReportBuilder(url: page.url, session: session, end: .loadFailed("\(error)"), endedAt: 0).build()
@@ -211,8 +221,9 @@ final class EnginePools {
 
     nonisolated init() {}
 
-    /// The pool for the network mode of `options`. Offline, the context sends every request for
-    /// anything but loopback to a refusing proxy; in block mode its views also carry the
+    /// The pool for the network mode of `options`. Online, the context sends every request for
+    /// anything but literal loopback through the connection gate, which checks the address it
+    /// goes to. Offline, it sends them to a refusing proxy; in block mode its views also carry the
     /// content filter that stops those requests before they are sent (the proxy stays, for what
     /// the filter does not see). 
     func pool(for options: MeasureOptions) throws -> ViewPool {
@@ -226,10 +237,14 @@ final class EnginePools {
         // WebKit's default model: the document-viewer one changed some pages' layout.
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
+        // Nothing a page does may write a file: every download is cancelled as it starts.
+        ph_web_context_refuse_downloads(context)
         if options.offline {
             let port = try refusingPort ?? RefusingPort()
             refusingPort = port
             ph_web_context_route_through_proxy(context, port.proxyURI)
+        } else {
+            ph_web_context_route_through_proxy(context, try ConnectionGate.shared().proxyURI)
         }
         MemoryWatchdog.shared.start()
         let pool = ViewPool(context: OpaquePointer(context), filter: filter)

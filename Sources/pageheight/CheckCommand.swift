@@ -209,5 +209,5 @@ func softwareNote(baseline: Baseline?, now: MeasuredWith, failed: Bool) -> Strin
 }
 
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    StandardError.write(line + "\n")
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PageHeightBatch
+import PageHeightCore
 import PageHeightWebKit
 
 /// Results on standard output, written with `write(2)` so that a failure is seen at once: a
@@ -12,7 +13,7 @@ enum StandardOutput {
     /// Writes `line` and a newline, or ends the process.
     static func line(_ line: String) {
         do throws(OutputError) {
-            try log.write(line)
+            try log.write(PageText.printable(line)) // a page's text must not drive the terminal
         } catch {
             fail(error, note: nil)
         }
@@ -25,5 +26,13 @@ enum StandardOutput {
             FileHandle.standardError.write(Data(text.utf8))
         }
         PageHeightEngine.exit(error.isBrokenPipe ? 141 : 74)
+    }
+}
+
+/// Text on standard error that may carry what a page controls (its URLs, ids, messages), made
+/// printable first (`PageText.printable`).
+enum StandardError {
+    static func write(_ text: String) {
+        FileHandle.standardError.write(Data(PageText.printable(text).utf8))
     }
 }

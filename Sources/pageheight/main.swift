@@ -55,7 +55,7 @@ func run() async -> Int32 {
         let verbose = arguments.verbose
         let prefix = sources.count > 1 ? "[\(index + 1)] " : ""
         let report = await engine.measure(source, options: arguments.options, snapshot: arguments.snapshot) { line in
-            if verbose { FileHandle.standardError.write(Data((prefix + line + "\n").utf8)) }
+            if verbose { StandardError.write(prefix + line + "\n") }
         }
         if report.status != .ok { allOK = false }
         if let error = report.snapshotError {
@@ -139,10 +139,10 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         var lines = ["interrupted: " + progress.line()]
         if let notOK = progress.notOKText { lines.append(notOK) }
         lines.append("\(written) results were written\(out.map { " to \($0)" } ?? "")\(resume)")
-        FileHandle.standardError.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+        StandardError.write("\n" + lines.joined(separator: "\n") + "\n")
     }
     let pageSteps: @Sendable (Int, String) -> Void = { index, line in
-        FileHandle.standardError.write(Data("[\(index)] \(line)\n".utf8))
+        StandardError.write("[\(index)] \(line)\n")
     }
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
                              retries: arguments.retries, template: template, log: log, progress: progress,
@@ -152,7 +152,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     }
     let summary = await runner.run(remaining)
     if arguments.progress || !remaining.isEmpty {
-        FileHandle.standardError.write(Data((summary.text + "\n").utf8))
+        StandardError.write(summary.text + "\n")
     }
     return summary.notOK == 0 ? 0 : 1
 }

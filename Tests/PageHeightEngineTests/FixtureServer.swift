@@ -11,6 +11,7 @@
 //   /status/<code>          that HTTP status with a small HTML body
 //   /redirect-loop          302 to itself, for ever
 //   /count/<name>           counts the request under <name> (see `counts`), answers 204
+//   /attachment/<name>      a small text file with Content-Disposition: attachment; filename=<name>
 //
 // Listens on 127.0.0.1 (or, with `allInterfaces`, on 0.0.0.0) on an ephemeral port (bind to port 0, read it back with
 // getsockname). One background thread accepts; each connection gets its own
@@ -281,7 +282,8 @@ final class FixtureServer: @unchecked Sendable {
 
     // MARK: - Hostile routes
 
-    /// Serves /hang, /status/<code>, /redirect-loop and /count/<name>; false for any other target.
+    /// Serves /hang, /status/<code>, /redirect-loop, /count/<name> and /attachment/<name>; false
+    /// for any other target.
     private func serveHostileRoute(_ client: Int32, method: String, target: String) -> Bool {
         var path = target
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
@@ -321,6 +323,12 @@ final class FixtureServer: @unchecked Sendable {
             counted[name, default: 0] += 1
             lock.unlock()
             respond(client, status: "204 No Content", type: "text/plain; charset=utf-8", body: Data(), includeBody: false)
+            return true
+        case "attachment":
+            let name = (segments.dropFirst().joined(separator: "/").removingPercentEncoding ?? "file")
+                .replacingOccurrences(of: "\"", with: "")
+            respond(client, status: "200 OK", type: "text/plain; charset=utf-8", body: Data("pwned\n".utf8),
+                    includeBody: includeBody, extraHeaders: "Content-Disposition: attachment; filename=\"\(name)\"\r\n")
             return true
         default:
             return false

@@ -235,7 +235,7 @@ struct HardeningTests {
         #expect(try String(contentsOfFile: target, encoding: .utf8).contains("\"height\":1234"))
     }
 
-    /// A directory, a missing directory and `--resume` on a pipe are refused with a message that
+    /// A directory, a missing directory, a pipe nothing reads and `--resume` on a pipe are refused with a message that
     /// says what is wrong (exit 64), before any page is measured.
     @Test func outThatCannotBeWrittenIsAClearUsageError() throws {
         let (directory, list, _) = try Self.batchFiles("out-bad", pages: [Self.staticPage])
@@ -246,6 +246,7 @@ struct HardeningTests {
             (["--out", directory.path], "it is a directory"),
             (["--out", directory.path + "/missing/out.jsonl"], "/missing' does not exist"),
             (["--resume", "--out", fifo], "--resume needs a regular file"),
+            (["--out", fifo], "a pipe (FIFO) that nothing reads"), // not a wait in open(2) for ever
         ]
         for (options, message) in cases {
             let run = try Self.run(["batch", "--no-progress"] + options + [list], within: 20)

@@ -47,10 +47,19 @@ int ph_requests_in_flight(WebKitWebView *view);
 // per-request objects that ph_track_requests connects to; keeps the view's failed subresources
 // (URI and reason, the first PH_FAILED_RESOURCES_KEPT) since the last clear, and their total.
 #define PH_FAILED_RESOURCES_KEPT 50
+// A page controls its URIs and so the errors that name them: each is kept to its first bytes
+// (a cut inside a UTF-8 sequence is repaired when Swift reads it).
+#define PH_FAILED_TEXT_KEPT 2048
 void ph_clear_failed_resources(WebKitWebView *view);
 int ph_failed_resources_total(WebKitWebView *view);
 // Borrowed strings, valid until the next clear or the next page; 0 past the end.
 int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const char **reason);
+
+// Why: g_signal_connect is a macro, and a download's destination is refused in its own signal.
+// Cancels every download of `context`'s views as it starts (`<a download>`, an attachment, a
+// response WebKit cannot show), so that no page writes a file; each is noted among its view's
+// failed subresources as "a download, refused".
+void ph_web_context_refuse_downloads(WebKitWebContext *context);
 
 // Why: a hostile page must not stall the run: dialogs are answered (cancel), popups and print requests
 // refused in C handlers.

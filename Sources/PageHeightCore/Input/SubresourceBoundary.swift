@@ -12,10 +12,16 @@ import Foundation
 ///   unless the page is served from one;
 /// - a host the user allows (`--allow-host HOST[:PORT]`) in any case.
 ///
-/// Filters match URLs, not addresses: a name that resolves to a private address is not caught.
-/// Content-blocker expressions have no alternation: one rule per pattern. Pure.
+/// Filters match URLs as WebKit canonicalises them (every IPv4 spelling becomes dotted decimal,
+/// hosts lower case), with or without user information. They decide the requests that go to
+/// literal loopback addresses, which reach the network directly; every other request of an
+/// online page passes the connection gate, which decides on the address it resolves to
+/// (`DestinationRule`), and offline ones go nowhere. Content-blocker expressions have no
+/// alternation: one rule per pattern. Pure.
 package enum SubresourceBoundary {
-    static let loopback = [#"localhost"#, #"127\.[0-9]+\.[0-9]+\.[0-9]+"#, #"\[::1\]"#]
+    /// `localhost` with its subdomains and a trailing dot: GLib resolves them all to loopback, and
+    /// the proxy settings send them there directly.
+    static let loopback = [#"localhost\.?"#, #"[-_a-z0-9.]*\.localhost\.?"#, #"127\.[0-9]+\.[0-9]+\.[0-9]+"#, #"\[::1\]"#]
     static let privateNetworks = [#"10\.[0-9]+\.[0-9]+\.[0-9]+"#, #"192\.168\.[0-9]+\.[0-9]+"#,
                                   #"172\.1[6-9]\.[0-9]+\.[0-9]+"#, #"172\.2[0-9]\.[0-9]+\.[0-9]+"#,
                                   #"172\.3[01]\.[0-9]+\.[0-9]+"#, #"169\.254\.[0-9]+\.[0-9]+"#,
@@ -32,10 +38,10 @@ package enum SubresourceBoundary {
         let host = pageHost(source)
         let local = localAddresses.map { $0.contains(":") ? "[\($0.lowercased())]" : $0 }
             .filter { !matchesLoopback($0) && !matchesPrivate($0) }
-        if !(host.map(matchesLoopback) ?? false) { blocks += loopback.map(hostPrefix) }
+        if !(host.map(matchesLoopback) ?? false) { blocks += loopback.flatMap(hostPrefixes) }
         if !(host.map { matchesPrivate($0) || local.contains($0) } ?? false) {
-            blocks += privateNetworks.map(hostPrefix)
-            blocks += local.map { hostPrefix(escape($0)) }
+            blocks += privateNetworks.flatMap(hostPrefixes)
+            blocks += local.flatMap { hostPrefixes(escape($0)) }
         }
         var exceptions: [String] = []
         if let directory = fileDirectory(source) { exceptions.append("^" + escape(directory)) }
@@ -59,7 +65,11 @@ package enum SubresourceBoundary {
         return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
-    private static func hostPrefix(_ host: String) -> String { "^[a-z]+://" + host + "[:/]" }
+    /// The expressions for URLs on `host`: without and with user information (`http://x@host/`,
+    /// which WebKit keeps in the URL it matches).
+    private static func hostPrefixes(_ host: String) -> [String] {
+        ["^[a-z]+://" + host + "[:/]", "^[a-z]+://[^/?#]*@" + host + "[:/]"]
+    }
 
     private static func rule(_ filter: String, _ action: String) -> String {
         let json = filter.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -101,7 +111,7 @@ package enum SubresourceBoundary {
     }
 
     private static func matchesLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
+        host == "localhost" || host.hasSuffix(".localhost") || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// Whether `host` is a dotted IPv4 address in one of `privateNetworks`' IPv4 ranges, matched

@@ -13,6 +13,9 @@ public enum EndReason: Sendable, Equatable {
     case viewDependent
     /// JavaScript is off, so no height can be read.
     case javascriptDisabled
+    /// The page kept starting navigations after its load (`attempts` of them): it was stopped
+    /// there and is measured as it was, before its navigations cost more.
+    case navigationLoop(attempts: Int)
     case loadFailed(String)
     case crashed(String)
 }

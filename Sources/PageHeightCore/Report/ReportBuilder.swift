@@ -20,7 +20,11 @@ public struct ReportBuilder: Sendable {
     /// When the rule allowed the verdict (the last settle check's due time).
     public var verdictDue: Double?
     /// Main-frame navigations the page started after it committed, which were stopped.
+    /// How the message of a page ended as a navigation loop begins.
+    static let navigationLoopNote = "the page started navigations without end"
     public var stoppedNavigations: [String] = []
+    /// How many navigations were stopped (`stoppedNavigations` keeps the first few).
+    public var stoppedNavigationsTotal = 0
     /// Seconds of layout inside the reading that gave the verdict.
     public var verdictLayout: Double = 0
     /// Subresources that failed to load (as many as the engine kept), and how many failed.
@@ -83,7 +87,8 @@ public struct ReportBuilder: Sendable {
         if end == .runaway { viewDependence?.runawayStartedAt = session.runaway.runawayStartedAt }
         let gaveUp = session.fontsGivenUp.map { "\($0.reason): given up on at \(Seconds.format($0.at))" }
         if let target = stoppedNavigations.first {
-            let note = "the page tried to navigate to \(target.prefix(200))\(stoppedNavigations.count > 1 ? " (and \(stoppedNavigations.count - 1) more)" : ""); stopped, measured as it was"
+            let total = max(stoppedNavigationsTotal, stoppedNavigations.count)
+            let note = "the page tried to navigate to \(target.prefix(200))\(total > 1 ? " (and \(total - 1) more)" : ""); stopped, measured as it was"
             message = message.map { $0 + "; " + note } ?? note
         }
         var overhead: Double?
@@ -133,6 +138,10 @@ public struct ReportBuilder: Sendable {
                 + "where pageheight cannot confirm it (try --no-fit\(noFitNote))" + culpritNote, last)
         case .javascriptDisabled:
             return (.fallback, "JavaScript is off", nil)
+        case .navigationLoop(let attempts):
+            guard let last else { return (.fallback, noValueReason(stalled: false), nil) }
+            return (.ok, Self.navigationLoopNote + " (\(attempts) after its load): stopped at "
+                + "\(Seconds.format(endedAt)), measured as it was", last)
         case .settled:
             if let value = session.lastReading?.height, value > 0 { return (.ok, nil, value) }
             return (.fallback, noValueReason(stalled: false), nil)

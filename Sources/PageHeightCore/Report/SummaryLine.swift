@@ -41,6 +41,8 @@ public enum SummaryLine {
             var details: [String] = []
             if let settled = report.timings.settledAt {
                 details.append("settled at \(Seconds.format(settled))")
+            } else if let message = report.message, message.hasPrefix(ReportBuilder.navigationLoopNote) {
+                details.append(message)
             } else {
                 details.append("quiet at the timeout")
             }

@@ -15,7 +15,7 @@ enum BoundaryFilters {
     private static var compilations = 0
 
     /// This machine's own addresses (every interface's), read once.
-    nonisolated private static let localAddresses: [String] = {
+    nonisolated static let localAddresses: [String] = {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }

@@ -26,7 +26,9 @@ final class MeasurementDriver {
     private var nextEvaluation = 0
     /// The schedule poll to take next (an index into `session.pollTimes`).
     private var nextPoll = 0
+    /// The first targets of the page's stopped navigations (`PageText.listKept`), and how many.
     private var stoppedNavigations: [String] = []
+    private var stoppedNavigationsTotal = 0
     private var engineWork = EngineWork()
     private var lastLayoutSeconds = 0.0
     /// Virtual clock: the jumps taken so far, seconds (the page's time is real time plus this).
@@ -175,6 +177,10 @@ final class MeasurementDriver {
         case .probeMessage(let json):
             probeMessage(json)
             return .handled
+        case .navigationLoop(let attempts):
+            note("the page started \(attempts) navigations after its load: a loop, stopped")
+            view.renewAfterThisPage() // what WebKit keeps of the navigations goes with the process
+            return .end(.navigationLoop(attempts: attempts))
         }
     }
 
@@ -184,7 +190,8 @@ final class MeasurementDriver {
             // The page navigating away, which the view stopped at once (`PageView.Inbox`): the
             // page is measured as it was.
             let target = view.inbox.lastNavigationTarget
-            stoppedNavigations.append(target)
+            stoppedNavigationsTotal += 1
+            if stoppedNavigations.count < PageText.listKept { stoppedNavigations.append(target) }
             note("the page navigated to \(target.prefix(200)): stopped")
             session.stoppedLoads(at: now)
         case .committed where session.committedAt == nil:
@@ -214,7 +221,8 @@ final class MeasurementDriver {
         }
         let t = now
         noteClock(reading, at: t)
-        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: reading.cause, real: real)
+        let cause = reading.cause.map { PageText.capped($0, to: PageText.kept) }
+        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: cause, real: real)
         let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view.requestsInFlight))
         note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
     }
@@ -562,6 +570,7 @@ final class MeasurementDriver {
         builder.verdictDue = session.settleCheckAt
         builder.verdictLayout = lastLayoutSeconds
         builder.stoppedNavigations = stoppedNavigations
+        builder.stoppedNavigationsTotal = stoppedNavigationsTotal
         let usable = reason.pageCanAnswer(loadFinished: session.finishedAt != nil)
         let reading = usable ? await finalReading() : nil
         builder.metrics = reading?.metrics

@@ -11,6 +11,8 @@ enum ViewEvent: Sendable {
     case loadFailed(uri: String, domain: String, code: Int32, message: String)
     case processTerminated(LoadOutcome.ProcessEnd)
     case probeMessage(String)
+    /// The page started `Inbox.navigationLoopAt` navigations after its commit.
+    case navigationLoop(Int)
 }
 
 /// One off-screen web view: a WebKitWebView in a shown GtkOffscreenWindow, with the probe
@@ -36,6 +38,16 @@ final class PageView {
         var processDied = false
         /// The target of the last navigation action (the page's own, or one it starts).
         var lastNavigationTarget = ""
+        /// Whether the page loaded since the last `clear()` finished loading.
+        var loadFinished = false
+        /// Navigation actions (of any frame: WebKit's API does not tell a frame's from the
+        /// page's) since the page's load finished: each costs the UI process what WebKit keeps of
+        /// it until the web process goes, which a page starting them in a loop makes grow without
+        /// end.
+        var navigationsAfterCommit = 0
+        /// Navigation actions after the load that make a page a navigation loop: more than the
+        /// frames a page adds after its load.
+        static let navigationLoopAt = 30
 
         func post(_ event: ViewEvent) {
             if let waiter {
@@ -53,6 +65,8 @@ final class PageView {
         func clear() {
             queue.removeAll()
             committed = false
+            loadFinished = false
+            navigationsAfterCommit = 0
         }
 
         /// The next event if one is queued (no wait).
@@ -186,13 +200,14 @@ final class PageView {
                 // page would commit before the event is read.
                 if load == .started, inbox.committed { webkit_web_view_stop_loading(view) }
                 if load == .committed { inbox.committed = true }
+                if load == .finished { inbox.loadFinished = true }
                 inbox.post(.load(load))
             }
         }, box(), release)
         ph_connect_load_failed(view, { _, _, uri, error, data in
             let domain = error.map { String(cString: g_quark_to_string($0.pointee.domain)) } ?? "unknown"
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            let event = ViewEvent.loadFailed(uri: uri.map { String(cString: $0) } ?? "", domain: domain,
+            let message = error.map { PageText.prefix($0.pointee.message, bytes: PageText.urlKept) } ?? "unknown error"
+            let event = ViewEvent.loadFailed(uri: uri.map { PageText.prefix($0, bytes: PageText.urlKept) } ?? "", domain: domain,
                                              code: error?.pointee.code ?? 0, message: message)
             GLibActor.assumeIsolated { PageView.inbox(data).post(event) }
             return 1 // handled: no error page is loaded
@@ -211,13 +226,21 @@ final class PageView {
             }
         }, box(), release)
         ph_connect_navigation_targets(view, { uri, data in
-            let target = uri.map { String(cString: $0) } ?? ""
-            GLibActor.assumeIsolated { PageView.inbox(data).lastNavigationTarget = target }
+            let target = uri.map { PageText.prefix($0, bytes: PageText.urlKept) } ?? "" // a page chooses its length
+            GLibActor.assumeIsolated {
+                let inbox = PageView.inbox(data)
+                inbox.lastNavigationTarget = target
+                guard inbox.loadFinished else { return }
+                inbox.navigationsAfterCommit += 1
+                if inbox.navigationsAfterCommit == Inbox.navigationLoopAt { inbox.post(.navigationLoop(Inbox.navigationLoopAt)) }
+            }
         }, box(), release)
         ph_connect_script_message(manager, ProbeScript.messageHandler, { _, result, data in
             guard let result, let value = webkit_javascript_result_get_js_value(result),
                   let text = jsc_value_to_string(value) else { return }
-            let message = String(cString: text)
+            // The probe's messages are small; only a page could make one huge, and it cannot reach
+            // this handler (the probe's own world): a message past the cap is not the probe's.
+            let message = PageText.prefix(text, bytes: 1 << 20)
             g_free(text)
             GLibActor.assumeIsolated { PageView.inbox(data).post(.probeMessage(message)) }
         }, box(), release)
@@ -317,9 +340,19 @@ final class PageView {
         inbox.renewing = true
         webkit_web_view_terminate_web_process(view)
         uses = 0
+        renewDue = false
         renewed = true
         webProcess = nil
         startsWebProcess = true
+    }
+
+    /// Whether the view's web process is to be renewed before its next page
+    /// (`renewAfterThisPage`); `renewWebProcess` clears it.
+    private(set) var renewDue = false
+
+    /// Asks for the view's web process to be renewed once its page is done.
+    func renewAfterThisPage() {
+        renewDue = true
     }
 
     /// Marks the view as not to be reused (its web process died).

@@ -46,7 +46,8 @@ enum ProbeScript {
     /// The probe, for the probe's own world.
     static func source(metric: HeightMetric) -> String {
         "(function(){const METRIC=\"\(metric.rawValue)\";const STATE_EVENT=\"\(stateEvent)\";"
-            + "const CLOCK_EVENT=\"\(clockEvent)\";\n" + body + "\n})();"
+            + "const CLOCK_EVENT=\"\(clockEvent)\";const TEXT_KEPT=\(PageText.kept);const URL_KEPT=\(PageText.urlKept);\n"
+            + body + "\n})();"
     }
 
     /// The hooks, for the page's world of every frame: timers and requests on the real clock, the

@@ -118,7 +118,7 @@ final class ViewPool {
         IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
         view.uses += 1
         guard view.reusable, (shelves[key]?.idle.count ?? 0) < maxIdle else { return close(view, key: key) }
-        if view.uses >= Self.maxUses || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
+        if view.uses >= Self.maxUses || view.renewDue || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
         }
         ready(view, key: key, options: options, forget: true)

@@ -1,5 +1,6 @@
 // The probe (see ProbeScript.swift): runs at document start in the script world `pageheight`,
-// as the body of a function whose prologue defines METRIC, STATE_EVENT and CLOCK_EVENT.
+// as the body of a function whose prologue defines METRIC, STATE_EVENT, CLOCK_EVENT and the caps on
+// page-controlled text, TEXT_KEPT and URL_KEPT (PageText.swift).
 if (window.__pageheight) return;
 const handlers = window.webkit && window.webkit.messageHandlers;
 const channel = handlers && handlers.pageheight;
@@ -11,6 +12,8 @@ try { localStorage.clear(); } catch (e) {}
 try { sessionStorage.clear(); } catch (e) {}
 const post = channel.postMessage.bind(channel);
 const stringify = JSON.stringify.bind(JSON);
+// A string the page controls, cut to `limit` characters with a note that it was.
+const kept = (text, limit) => text.length > limit ? text.slice(0, limit) + '… (' + (text.length - limit) + ' more characters cut)' : text;
 // This world's own `performance.now()`: real time (the hooks' virtual clock replaces the page
 // world's, which this world does not share).
 const now = () => performance.now();
@@ -68,7 +71,8 @@ window.addEventListener(STATE_EVENT, (e) => {
              frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
              next: finite(state.next) ? state.next : null };
-  schedule(typeof state.cause === 'string' ? state.cause : null);
+  // The page can send this event itself: its cause is capped like every string it controls.
+  schedule(typeof state.cause === 'string' ? kept(state.cause, TEXT_KEPT) : null);
 });
 // The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
 const virtualNow = () => now() + hooked.offset;
@@ -169,7 +173,7 @@ function report() {
   post(stringify(message));
 }
 function schedule(cause) {
-  if (cause && causes.indexOf(cause) < 0) causes.push(cause);
+  if (cause && causes.length < 8 && causes.indexOf(cause) < 0) causes.push(cause);
   if (!scheduled) { scheduled = true; queue(report); }
 }
 
@@ -225,8 +229,9 @@ function markView() {
 function selectorPath(element) {
   const part = (e) => {
     const tag = e.tagName.toLowerCase();
-    if (e.id) return tag + '#' + e.id;
-    const classes = (typeof e.className === 'string' ? e.className : '').trim().split(/\s+/).filter(Boolean).slice(0, 2);
+    if (e.id) return tag + '#' + kept(String(e.id), TEXT_KEPT);
+    const classes = (typeof e.className === 'string' ? e.className.slice(0, 4 * TEXT_KEPT) : '').trim().split(/\s+/)
+      .filter(Boolean).slice(0, 2).map((c) => kept(c, TEXT_KEPT));
     return tag + (classes.length ? '.' + classes.join('.') : '');
   };
   const parts = [part(element)];
@@ -301,7 +306,8 @@ const resourceErrors = [];
 window.addEventListener('error', (e) => {
   const target = e.target;
   const url = target && target !== window ? (target.currentSrc || target.src || target.href) : null;
-  if (typeof url === 'string' && url && resourceErrors.length < 50 && resourceErrors.indexOf(url) < 0) resourceErrors.push(url);
+  const short = typeof url === 'string' ? kept(url, URL_KEPT) : null;
+  if (short && resourceErrors.length < 50 && resourceErrors.indexOf(short) < 0) resourceErrors.push(short);
   schedule(target && target.tagName === 'IMG' ? 'image-error' : 'resource-error');
 }, true);
 document.addEventListener('readystatechange', () => schedule('ready-state'));

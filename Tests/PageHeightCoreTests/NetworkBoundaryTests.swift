@@ -1,0 +1,81 @@
+import Foundation
+@testable import PageHeightCore
+import Testing
+
+/// Where addresses lead and which connections the gate lets through (no WebKit, no network).
+@Suite struct NetworkBoundaryTests {
+    /// Every spelling of a loopback, private or unspecified address is what it leads to.
+    @Test(arguments: [
+        ("127.0.0.1", NetworkAddress.Scope.loopback), ("127.255.0.9", .loopback), ("[::1]", .loopback),
+        ("::ffff:127.0.0.1", .loopback), ("[::ffff:7f00:1]", .loopback), ("0:0:0:0:0:ffff:127.0.0.1", .loopback),
+        ("::127.0.0.1", .loopback), ("64:ff9b::7f00:1", .loopback), ("2002:7f00:1::", .loopback),
+        ("127.0.0.1.", .loopback), ("fe80::1%eth0", .linkLocal), ("169.254.169.254", .linkLocal),
+        ("::ffff:169.254.169.254", .linkLocal), ("10.1.2.3", .privateNetwork), ("172.16.0.1", .privateNetwork),
+        ("172.31.255.255", .privateNetwork), ("192.168.1.1", .privateNetwork), ("100.64.0.1", .privateNetwork),
+        ("::ffff:10.0.0.1", .privateNetwork), ("fd00::1", .privateNetwork), ("fc12::1", .privateNetwork),
+        ("0.0.0.0", .unspecified), ("::", .unspecified), ("0.1.2.3", .unspecified), ("::ffff:0.0.0.0", .unspecified),
+        ("224.0.0.1", .multicast), ("ff02::1", .multicast), ("255.255.255.255", .privateNetwork),
+        ("93.184.215.14", .publicNetwork), ("172.32.0.1", .publicNetwork), ("2606:4700::1111", .publicNetwork),
+        ("::ffff:93.184.215.14", .publicNetwork), ("8.8.8.8", .publicNetwork),
+    ])
+    func anAddressLeadsWhereItsBytesDo(text: String, scope: NetworkAddress.Scope) throws {
+        let address = try #require(NetworkAddress(text), "\(text) is an address")
+        #expect(address.scope == scope, "\(text): \(address.scope)")
+    }
+
+    @Test func namesAndNonsenseAreNotAddresses() {
+        for text in ["localhost", "example.com", "127.1.2", "", "[", "1.2.3.4.5", "::g"] {
+            #expect(NetworkAddress(text) == nil, "\(text)")
+        }
+        #expect(NetworkAddress("::ffff:127.0.0.1")?.canonical == NetworkAddress("127.0.0.1"))
+        #expect(NetworkAddress("::ffff:7f00:1")?.description == "[0:0:0:0:0:ffff:7f00:1]")
+    }
+
+    /// Public addresses pass; a name or literal that leads anywhere else does not, unless the
+    /// host as written is allowed (with or without its port); a name with one bad address among
+    /// good ones is refused whole; this machine's own public address is refused.
+    @Test func theGateLetsPagesReachOnlyThePublicNetwork() throws {
+        let own = try #require(NetworkAddress("203.0.113.7")), public1 = try #require(NetworkAddress("93.184.215.14"))
+        let loopback = try #require(NetworkAddress("127.0.0.1")), mapped = try #require(NetworkAddress("::ffff:127.0.0.1"))
+        var rule = DestinationRule(ownAddresses: [own])
+        #expect(rule.verdict(host: "example.com", port: 443, addresses: [public1]) == .connect([public1]))
+        for (host, address) in [("vm", loopback), ("LOCALHOST.", loopback), ("[::ffff:7f00:1]", mapped), ("own.example", own)] {
+            guard case .refuse(let reason) = rule.verdict(host: host, port: 80, addresses: [address]) else {
+                Issue.record("\(host) -> \(address) should be refused")
+                continue
+            }
+            #expect(reason.contains(DestinationRule.normalized(host)), "\(reason)")
+        }
+        if case .connect = rule.verdict(host: "rebind.example", port: 80, addresses: [public1, loopback]) {
+            Issue.record("a name with a loopback address among public ones must be refused")
+        }
+        #expect(rule.verdict(host: "nowhere.example", port: 80, addresses: []) != .connect([]))
+        rule.allow("intranet.example:8080")
+        rule.allow("[::ffff:7f00:1]")
+        rule.allow("Router.Example")
+        #expect(rule.verdict(host: "intranet.example", port: 8080, addresses: [loopback]) == .connect([loopback]))
+        #expect(rule.verdict(host: "intranet.example", port: 8081, addresses: [loopback]) != .connect([loopback]))
+        #expect(rule.verdict(host: "[::ffff:7f00:1]", port: 1, addresses: [mapped]) == .connect([mapped]))
+        #expect(rule.verdict(host: "router.example.", port: 1, addresses: [loopback]) == .connect([loopback]))
+    }
+
+    /// The content filter's rules catch loopback and private URLs with user information, and
+    /// `localhost` with a trailing dot or as a parent domain, as WebKit canonicalises them.
+    @Test func theFilterCatchesUserInformationAndEveryLocalhost() throws {
+        let rules = SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [])
+        let data = try #require(rules.data(using: .utf8))
+        let list = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: [String: String]]])
+        let blocks = list.filter { $0["action"]?["type"] == "block" }.compactMap { $0["trigger"]?["url-filter"] }
+        func blocked(_ url: String) -> Bool {
+            blocks.contains { url.range(of: $0, options: .regularExpression) != nil }
+        }
+        for url in ["http://x@127.0.0.1:80/", "http://x:y@localhost/", "http://127.0.0.1:8/", "http://localhost./a",
+                    "http://a.localhost:9/", "ws://b.c.localhost/", "http://user@10.0.0.1/", "http://[::1]:8/",
+                    "http://u@[::1]/", "https://p@192.168.0.1/"] {
+            #expect(blocked(url), "\(url) should be blocked")
+        }
+        for url in ["https://example.com/", "http://localhost.example.com/", "http://x@example.com/a@127.0.0.1/"] {
+            #expect(!blocked(url), "\(url) should not be blocked")
+        }
+    }
+}
