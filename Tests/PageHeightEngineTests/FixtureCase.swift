@@ -10,7 +10,8 @@
 // tolerance (px, default 0), missed (true/false), within (seconds: the verdict is settled
 // no later than this after the load started), gaveup (true: the report says what the rules
 // stopped waiting for), culprit (a substring of one of the report's view culprits),
-// law (the fitted view law's slope k, as in content = k x view + c, within 0.05). A page-level
+// law (the fitted view law's slope k, as in content = k x view + c, within 0.05), realwithin
+// (seconds: on the virtual clock, the whole measurement takes no more wall time). A page-level
 //
 //     <meta name="pageheight-serve" content="http">
 //
@@ -49,6 +50,8 @@ struct FixtureCase: Sendable, Hashable, CustomStringConvertible {
     var culprit: String? = nil
     /// The fitted view law's slope.
     var law: Double? = nil
+    /// On the virtual clock, the measurement takes at most this many seconds of wall time.
+    var realWithin: Double? = nil
 
     /// The page's file name, e.g. "grow-2.5.html".
     var pageName: String { page.lastPathComponent }
@@ -169,7 +172,7 @@ extension FixtureCase {
             values[key] = value
         }
         let known: Set<String> = ["status", "height", "once", "schedule", "observe", "tolerance", "missed",
-                                  "within", "gaveup", "culprit", "law"]
+                                  "within", "gaveup", "culprit", "law", "realwithin"]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw fail("unknown key \"\(unknown)\"")
         }
@@ -209,7 +212,8 @@ extension FixtureCase {
             within: try decimal("within"),
             gaveUp: try boolean("gaveup"),
             culprit: values["culprit"].map { $0.replacingOccurrences(of: "_", with: " ") },
-            law: try decimal("law")
+            law: try decimal("law"),
+            realWithin: try decimal("realwithin")
         )
     }
 

@@ -34,6 +34,10 @@ struct FixturePageTests {
         try comesOutAsDeclared(report, fixture)
         #expect(report.options.clock == .virtual)
         if report.clockJumps != nil { #expect(report.timings.realTotal != nil) }
+        if let realWithin = fixture.realWithin {
+            let real = try #require(report.timings.realTotal, "\(fixture): no wall time")
+            #expect(real <= realWithin, "\(fixture): \(real) s of wall time")
+        }
     }
 
     /// Five runs of each fixture on the virtual clock: the same height and the same jumps to the

@@ -38,9 +38,13 @@ public struct ClockJump: Codable, Sendable, Equatable {
     public var from: Double
     public var to: Double
     public var real: Double
-    /// What the jump was for: `timer` (the page's next timer), or the rules' next step
-    /// (`poll`, `settle-check`, `timeout`).
+    /// What the jump was for: `timer` (the page's next timer), the rules' next step (`poll`,
+    /// `settle-check`, `timeout`), or `frames`: animation frames stepped one after another
+    /// (`AnimationFrames`), one entry from the first step to the last, `real` at the last.
     public var reason: String
+
+    /// The reason of stepped animation frames.
+    public static let frames = "frames"
 
     public init(from: Double, to: Double, real: Double, reason: String) {
         (self.from, self.to, self.real, self.reason) = (from, to, real, reason)

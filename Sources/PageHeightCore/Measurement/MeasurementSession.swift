@@ -65,8 +65,13 @@ public struct MeasurementSession: Sendable {
         if pending.isEmpty { pendingClearedAt = t }
     }
 
-    /// The engine moved the page's virtual clock.
+    /// The engine moved the page's virtual clock. Stepped animation frames (reason
+    /// `ClockJump.frames`) in a row are one entry, from the first step to the last.
     public mutating func clockJumped(_ jump: ClockJump) {
+        if jump.reason == ClockJump.frames, let last = clockJumps.last, last.reason == ClockJump.frames {
+            clockJumps[clockJumps.count - 1] = ClockJump(from: last.from, to: jump.to, real: jump.real, reason: ClockJump.frames)
+            return
+        }
         clockJumps.append(jump)
     }
 

@@ -36,6 +36,10 @@ final class MeasurementDriver {
     /// Virtual clock: when the page's next timer is due (any, periodic too), seconds since the
     /// load started, as the last reading said.
     private var nextPageTimer: Double?
+    /// Virtual clock: the top frame's animation frame callbacks waiting for a frame, as the last
+    /// reading said, and when frames are stepped (`AnimationFrames`).
+    private var framesWaiting = 0
+    private var frames = AnimationFrames()
 
     /// An evaluation that has not returned within this many seconds counts as stalled.
     private static let stallAfter = 1.0
@@ -224,6 +228,7 @@ final class MeasurementDriver {
         let cause = reading.cause.map { PageText.capped($0, to: PageText.kept) }
         let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: cause, real: real)
         let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view.requestsInFlight))
+        if moved { frames.pageMoved(value: reading.value) }
         note(describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
     }
 
@@ -253,6 +258,11 @@ final class MeasurementDriver {
             if virtualClock, now >= options.timeout { return .timedOut(stalledSince: nil) }
             let (at, precise, wake) = nextWake()
             if virtualClock, let jump = jumpTarget(before: at, wake: wake) {
+                if jump.reason == ClockJump.frames {
+                    await stepFrame(to: jump.to)
+                    guard !Task.isCancelled else { return nil }
+                    continue
+                }
                 await advanceClock(to: jump.to, reason: jump.reason)
                 guard !Task.isCancelled else { return nil }
                 // The page's timers ran: what they changed. A step of the rules is now due.
@@ -316,9 +326,10 @@ final class MeasurementDriver {
     }
 
     /// After every reading: fit the view while the page holds still (resizing on every frame of
-    /// a transition is wasted work), else check for the end.
+    /// a transition, or of an animation whose frames are stepped, is wasted work), else check
+    /// for the end.
     private func afterReading() async -> Next {
-        if session.finishedAt != nil, session.pending.animations == 0, let target = session.fitTarget {
+        if session.finishedAt != nil, session.pending.animations == 0, !animating, let target = session.fitTarget {
             return await fit(to: target).map(Next.end) ?? .again
         }
         guard session.isSettled(at: now) else { return .wait }
@@ -363,6 +374,7 @@ final class MeasurementDriver {
         }
         let sample = HeightSample(t: t, height: reading?.value, source: source, poll: poll, cause: cause, real: real)
         let moved = session.record(sample, pending: reading?.pendingWork(at: t, network: view.requestsInFlight), error: error)
+        if moved { frames.pageMoved(value: reading?.value) }
         note(describe(sample, moved: moved, error: error))
         return reading?.value
     }
@@ -395,6 +407,7 @@ final class MeasurementDriver {
         if let value = reading.value, session.anchor != nil, session.moves(value) {
             let sample = HeightSample(t: t, height: value, source: .poll, cause: cause, real: real)
             session.record(sample, pending: work)
+            frames.pageMoved(value: value)
             note(describe(sample, moved: true, error: nil))
         } else if let work {
             session.updatePending(work, at: t)
@@ -415,6 +428,7 @@ final class MeasurementDriver {
     private func noteClock(_ reading: ProbeReading, at t: Double) {
         guard virtualClock, let clock = reading.clock else { return }
         nextPageTimer = clock.next.map { t + max(0, $0 - clock.now) / 1000 }
+        framesWaiting = clock.animationFrames ?? 0
     }
 
     /// Where to move the page's clock instead of waiting for `at` in real time: when the page is
@@ -434,21 +448,39 @@ final class MeasurementDriver {
         if nextPoll < polls.count, polls[nextPoll] < target.to { target = (polls[nextPoll], "poll") }
         if let timer = nextPageTimer, timer < target.to { target = (timer, "timer") }
         if options.timeout < target.to { target = (options.timeout, "timeout") }
+        // An animating page's next frame, when it comes first (at once after a pause).
+        if frames.steps(waiting: framesWaiting) {
+            let frame = frames.nextFrame(now: now)
+            if frame < target.to { return (frame, ClockJump.frames) }
+        }
         return target.to > now + 0.0005 ? target : nil
     }
 
     /// Moves the page's clock (and the rules' time with it) to `t`, and waits until the page's
-    /// timers due by then have run.
+    /// timers due by then have run. A page that waits for an animation frame and is not stepped
+    /// frame by frame (`AnimationFrames`) gets one frame at `t`, before anything reads it, unless
+    /// the jump is to its timer (the frame comes after the timer has run, stepped or at the
+    /// next jump).
     private func advanceClock(to t: Double, reason: String) async {
         let from = now
         let delta = t - from
         guard delta > 0 else { return }
-        let result = await evaluate(ProbeScript.advanceByCall(ms: delta * 1000))
+        let withFrame = framesWaiting > 0 && reason != "timer" && !frames.steps(waiting: framesWaiting)
+        let result = await evaluate(withFrame ? ProbeScript.frameCall(ms: delta * 1000) : ProbeScript.advanceByCall(ms: delta * 1000))
         guard !Task.isCancelled else { return }
         clockOffset += delta
         session.clockJumped(ClockJump(from: from, to: now, real: realNow, reason: reason))
-        note("clock: \(Seconds.format(from)) → \(Seconds.format(now)) (\(reason))")
-        guard case .success(let json) = result, let clock = ProbeReading.decodeClock(json) else { return }
+        note("clock: \(Seconds.format(from)) → \(Seconds.format(now)) (\(reason)\(withFrame ? ", then a frame" : ""))")
+        if reason == "timer" { frames.pageMoved(value: nil) }
+        let answer: PageClock?
+        if withFrame {
+            answer = frameRead(result)
+        } else if case .success(let json) = result {
+            answer = ProbeReading.decodeClock(json)
+        } else {
+            answer = nil
+        }
+        guard let clock = answer else { return }
         // Timers that came due run in a task of their own, right after the jump.
         var state = clock
         for _ in 0..<20 where (state.next ?? .infinity) <= state.now {
@@ -457,6 +489,48 @@ final class MeasurementDriver {
                   let next = ProbeReading.decodeClock(json) else { return }
             state = next
         }
+    }
+
+    /// Virtual clock: the page's animation frames are stepped one by one (`AnimationFrames`).
+    private var animating: Bool {
+        virtualClock && frames.steps(waiting: framesWaiting) && session.pageIsIdle(network: view.requestsInFlight)
+    }
+
+    /// Steps the page's clock to `t` (its next frame's time, `AnimationFrames`) and runs one
+    /// animation frame there.
+    private func stepFrame(to t: Double) async {
+        let from = now
+        let delta = max(0, t - from)
+        let result = await evaluate(ProbeScript.frameCall(ms: delta * 1000))
+        guard !Task.isCancelled else { return }
+        clockOffset += delta
+        if delta > 0 { session.clockJumped(ClockJump(from: from, to: now, real: realNow, reason: ClockJump.frames)) }
+        _ = frameRead(result)
+    }
+
+    /// Takes in the reading after an animation frame (`ProbeScript.frameCall`): recorded when the
+    /// height moved, as pending work otherwise. Returns the page's clock after the frame.
+    private func frameRead(_ result: Result<String, JavaScriptError>) -> PageClock? {
+        let t = now
+        guard case .success(let json) = result, let reading = ProbeReading.decode(json) else {
+            frames.frameRan(at: t, value: nil)
+            return nil
+        }
+        noteClock(reading, at: t)
+        let before = frames.lastValue
+        frames.frameRan(at: t, value: reading.value)
+        let work = reading.pendingWork(at: t, network: view.requestsInFlight)
+        if let value = reading.value, session.anchor != nil, session.moves(value) {
+            let sample = HeightSample(t: t, height: value, source: .poll, cause: "animation-frame", real: real)
+            session.record(sample, pending: work)
+            note(describe(sample, moved: true, error: nil))
+        } else {
+            if let work { session.updatePending(work, at: t) }
+            if let value = reading.value, let before, value != before {
+                note("animation frame: \(Pixels.format(value))")
+            }
+        }
+        return reading.clock
     }
 
     /// The pause between the two readings that tell whether content holds still after a resize:

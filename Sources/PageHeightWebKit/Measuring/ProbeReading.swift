@@ -81,4 +81,6 @@ struct PageClock: Decodable, Equatable, Sendable {
     /// When the earliest of the page's timers is due (periodic ones included); nil when it has
     /// none, or on the real clock, whose timers are not tracked to the end.
     var next: Double?
+    /// The top frame's animation frame callbacks waiting for a frame (virtual clock only).
+    var animationFrames: Int?
 }

@@ -74,6 +74,14 @@ enum ProbeScript {
         return "window.__pageheight ? window.__pageheight.advance(JSON.parse(window.__pageheight.clock()).now + \(ms)) : 'null'"
     }
 
+    /// Moves the page's virtual clock `ms` ahead of its time now (0: not at all) and runs one
+    /// animation frame there, in the same evaluation; the reading after it as JSON text, as
+    /// `measureCall` gives it.
+    static func frameCall(ms: Double) -> String {
+        precondition(ms.isFinite && ms >= 0, "a frame \(ms) ms ahead")
+        return "window.__pageheight ? window.__pageheight.frame(\(ms)) : 'null'"
+    }
+
     /// The expression native polls evaluate: the reading as JSON text.
     static let measureCall = "window.__pageheight ? window.__pageheight.measure(false) : 'null'"
 

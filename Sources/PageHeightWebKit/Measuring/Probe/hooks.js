@@ -1,30 +1,123 @@
 // The hooks (see ProbeScript.swift): run at document start in the page's own world, in every
 // frame, as the body of a function whose prologue defines STATE_EVENT, CLOCK_EVENT and
 // VIRTUAL_CLOCK.
-if (window.__pageheightHooks) return;
-Object.defineProperty(window, '__pageheightHooks', { value: true, writable: false, configurable: false });
-const stringify = JSON.stringify.bind(JSON);
-const now = performance.now.bind(performance);
+//
+// --- what the page can change ----------------------------------------------------------------
+// The hooks share the page's world: every global, prototype and method they call after document
+// start is the page's to replace (`document.getAnimations`, `Function.prototype.call`, a Map's
+// iterator, `JSON.parse`). So every engine function they use later is captured here, before any
+// script of the page runs, and called through the captured `Reflect.apply`; arrays are walked by
+// index and Maps by their captured `forEach` (for...of and spreading go through iterators the page
+// can replace); the state is written as JSON by hand (`JSON.stringify` reads a `toJSON` the page
+// can add to `Object.prototype`). What runs the page's code (a timer's callback, an animation
+// frame's) catches what it throws, and a jump is made of steps that each go on whatever the one
+// before threw: the clock moves, timers are re-armed, frames are told.
+//
+// What the page can see of the hooks, as far as the engine allows: the replaced functions keep
+// the engine's names, `length`s, property flags and `toString()` text (`Function.prototype.toString`
+// is replaced too, and answers with the engine's text for them and for itself), and no global is
+// added. Still visible: the event names and tagged `postMessage` names below to a page that
+// dispatches or posts them itself, that a replaced function is not the one a fresh frame of another
+// world has (`===` across frames), stack traces through the hooks, and the clock's own behaviour
+// (time that jumps; `Event.timeStamp` and `document.timeline` stay real). A user script runs in the
+// page's world or in a world of its own, and only the page's world sees the page's calls: the
+// hooks cannot hide in another.
+const apply = Reflect.apply;
+const construct = Reflect.construct;
+const defineProperty = Object.defineProperty;
+const describe = Object.getOwnPropertyDescriptor;
+const isArray = Array.isArray;
+const isFiniteNumber = Number.isFinite;
+const mathMax = Math.max, mathMin = Math.min, mathCeil = Math.ceil, mathFloor = Math.floor;
+const parseJSON = JSON.parse;
+const quote = JSON.stringify;       // only ever given a string (no toJSON is read for one)
+const NativeMap = Map;
+const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
+const mapDelete = Map.prototype.delete, mapForEach = Map.prototype.forEach, mapClear = Map.prototype.clear;
+const mapSize = describe(Map.prototype, 'size').get;
+const NativeWeakMap = WeakMap;
+const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set, weakHas = WeakMap.prototype.has;
+const nativeToString = Function.prototype.toString;
+const nativeEval = window.eval;
+const nativeString = String;
+const NativeNumber = Number;
+const performanceNow = Performance.prototype.now;
+const now = () => apply(performanceNow, performance, []);
 const microtask = window.queueMicrotask.bind(window);
-const dispatch = EventTarget.prototype.dispatchEvent;
+const addListener = EventTarget.prototype.addEventListener;
+const listen = (target, type, listener, options) => apply(addListener, target, [type, listener, options]);
+const dispatchEvent = EventTarget.prototype.dispatchEvent;
+const dispatch = (target, event) => apply(dispatchEvent, target, [event]);
+const stopImmediate = Event.prototype.stopImmediatePropagation;
+const stop = (event) => apply(stopImmediate, event, []);
+const getter = (proto, name) => { const d = proto && describe(proto, name); return d && d.get ? d.get : null; };
+const read = (get, target, name) => get ? apply(get, target, []) : target[name];
+const eventDetail = getter(CustomEvent.prototype, 'detail');
+const messageData = getter(MessageEvent.prototype, 'data');
+const messageSource = getter(MessageEvent.prototype, 'source');
 const NativeCustomEvent = window.CustomEvent;
 const nativeSetTimeout = window.setTimeout.bind(window);
 const nativeClearTimeout = window.clearTimeout.bind(window);
 const nativePostMessage = window.postMessage;
-const readyState = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState').get;
-const isChild = window.parent !== window;
+const postTo = (target, message) => { try { apply(nativePostMessage, target, [message, '*']); } catch (e) {} };
+const reportError = typeof window.reportError === 'function' ? window.reportError.bind(window)
+  : (error) => nativeSetTimeout(() => { throw error; }, 0);
+const readyState = describe(Document.prototype, 'readyState').get;
+const windowLength = getter(window, 'length') || getter(Window.prototype, 'length');
+const parentWindow = window.parent;
+const isChild = parentWindow !== window;
 // This frame's time origin (epoch ms): times cross between frames on the epoch's scale.
 const origin = performance.timeOrigin;
+const finite = (x) => typeof x === 'number' && isFiniteNumber(x);
+const push = (list, x) => { list[list.length] = x; };
+const mapValues = (map) => { const list = []; apply(mapForEach, map, [(v) => push(list, v)]); return list; };
+const arrayOf = (args, from) => { const list = []; for (let i = from; i < args.length; i++) push(list, args[i]); return list; };
+
+// --- the engine's text for replaced functions -----------------------------------------------
+// `Function.prototype.toString` answers with the engine's own text for every function the hooks
+// put in the page's place (and for itself). Its one extra: asked with `INSTALLED` as argument
+// about one of the hooks' functions, it says so, which is how a second run of the hooks on a
+// window that already has them (a frame's initial document replaced by its first one keeps the
+// window) finds them; the page cannot read that text (no source of the hooks is visible to it).
+const INSTALLED = '__pageheightHooks-5d1c2a4e9b7f4e08a3c6';
+const nativeText = new NativeWeakMap();
+{
+  let present = false;
+  try { present = apply(nativeToString, window.setTimeout, [INSTALLED]) === INSTALLED; } catch (e) {}
+  if (present) return;
+}
+function disguise(replacement, original) {
+  let text;
+  try { text = apply(nativeToString, original, []); } catch (e) { return replacement; }
+  apply(weakSet, nativeText, [replacement, text]);
+  return replacement;
+}
+{
+  const toString = { toString() {
+    if (apply(weakHas, nativeText, [this])) {
+      return arguments[0] === INSTALLED ? INSTALLED : apply(weakGet, nativeText, [this]);
+    }
+    return apply(nativeToString, this, []);
+  } }.toString;
+  replace(Function.prototype, 'toString', disguise(toString, nativeToString));
+}
+// Puts `value` in `target[name]` with the flags the engine's own property had.
+function replace(target, name, value) {
+  const d = describe(target, name) || { writable: true, enumerable: false, configurable: true };
+  defineProperty(target, name, { value: value, writable: d.writable !== false, enumerable: !!d.enumerable, configurable: true });
+}
 
 // What is outstanding, told to the probe once per turn of the event loop.
-const timers = new Map();          // id -> due (performance.now() ms, plus the clock's offset)
+const timers = new NativeMap();    // id -> due (performance.now() ms, plus the clock's offset)
 let runningTimerDelay = null;      // delay of the timer callback that is running now
 let requests = 0;
 let queued = false;
 let causes = [];
-// The virtual clock's jumps so far (ms), and its earliest due timer (virtual ms, or null).
+// The virtual clock's jumps so far (ms), its earliest due timer (virtual ms, or null), and the
+// animation frame callbacks waiting for a frame.
 let offset = 0;
 let nextDue = () => null;
+let framesWaiting = () => 0;
 // --- frames --------------------------------------------------------------------------------
 // Every frame's timers and requests are the page's. A child frame tells its parent what it and
 // its own children have outstanding by a tagged `postMessage` (FRAME_STATE; due times on the
@@ -37,123 +130,154 @@ let nextDue = () => null;
 // finished loading: the virtual clock must not jump over their start (not pending work for the
 // settle rule: a frame that never finishes does not hold the verdict).
 const FRAME_STATE = '__pageheightFrameState';
-const children = new Map();        // a child's window -> its last state (epoch ms)
-const finite = (x) => typeof x === 'number' && isFinite(x);
+const children = new NativeMap();  // a child's window -> its last state (epoch ms)
 function state(cause) {
-  const s = { timers: [...timers.values()], requests: requests, frames: 0, cause: cause };
+  const s = { timers: mapValues(timers), requests: requests, frames: 0, cause: cause };
   let next = VIRTUAL_CLOCK ? nextDue() : null;
-  for (const [source, child] of children) {
-    if (source.closed) { children.delete(source); continue; }
-    for (const at of child.timers) s.timers.push(at - origin);
+  const gone = [];
+  apply(mapForEach, children, [(child, source) => {
+    let closed = true;
+    try { closed = source.closed; } catch (e) {}
+    if (closed) { push(gone, source); return; }
+    for (let i = 0; i < child.timers.length; i++) push(s.timers, child.timers[i] - origin);
     s.requests += child.requests;
     s.frames += child.frames + (child.loading ? 1 : 0);
     if (child.next !== null && (next === null || child.next - origin < next)) next = child.next - origin;
-  }
-  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = next; }
+  }]);
+  for (let i = 0; i < gone.length; i++) apply(mapDelete, children, [gone[i]]);
+  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = next; s.animationFrames = framesWaiting(); }
   return s;
 }
+// The state as JSON text, written by hand: numbers and one string.
+function encode(s) {
+  const number = (x) => finite(x) ? '' + x : 'null';
+  let timerList = '';
+  for (let i = 0; i < s.timers.length; i++) timerList += (i ? ',' : '') + number(s.timers[i]);
+  let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"frames":' + number(s.frames)
+    + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null');
+  if (VIRTUAL_CLOCK) {
+    text += ',"offset":' + number(s.offset) + ',"next":' + number(s.next) + ',"animationFrames":' + number(s.animationFrames);
+  }
+  return text + '}';
+}
+function tellProbe(s) {
+  try { dispatch(window, new NativeCustomEvent(STATE_EVENT, { detail: encode(s) })); } catch (e) {}
+}
 function tellParent(s) {
-  const epoch = (t) => t + origin;
-  const message = { timers: s.timers.map(epoch), requests: s.requests, frames: s.frames,
-                    loading: readyState.call(document) !== 'complete',
-                    next: s.next === null || s.next === undefined ? null : epoch(s.next), cause: s.cause };
-  try { nativePostMessage.call(window.parent, { [FRAME_STATE]: message }, '*'); } catch (e) {}
+  const epoch = [];
+  for (let i = 0; i < s.timers.length; i++) push(epoch, s.timers[i] + origin);
+  let loading = false;
+  try { loading = apply(readyState, document, []) !== 'complete'; } catch (e) {}
+  const message = { timers: epoch, requests: s.requests, frames: s.frames, loading: loading,
+                    next: s.next === null || s.next === undefined ? null : s.next + origin, cause: s.cause };
+  postTo(parentWindow, { [FRAME_STATE]: message });
 }
 function tell(cause) {
-  if (cause && causes.indexOf(cause) < 0) causes.push(cause);
+  if (typeof cause === 'string') {
+    let known = false;
+    for (let i = 0; i < causes.length; i++) if (causes[i] === cause) known = true;
+    if (!known) push(causes, cause);
+  }
   if (queued) return;
   queued = true;
   microtask(() => {
     queued = false;
-    const s = state(causes[0] || null);
+    const s = state(causes.length ? causes[0] : null);
     causes = [];
-    if (isChild) tellParent(s);
-    else dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: stringify(s) }));
+    if (isChild) tellParent(s); else tellProbe(s);
   });
 }
-window.addEventListener('message', (e) => {
-  const data = e.data;
+listen(window, 'message', (e) => {
+  let data, source;
+  try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
   if (!data || typeof data !== 'object' || !data[FRAME_STATE]) return;
-  const source = e.source;
   // From a child of this frame (or one that was, telling it is gone).
   let mine = false;
-  try { mine = !!source && source !== window && (children.has(source) || source.parent === window); } catch (error) {}
+  try { mine = !!source && source !== window && (apply(mapHas, children, [source]) || source.parent === window); } catch (error) {}
   if (!mine) return;
-  e.stopImmediatePropagation();
+  stop(e);
   const m = data[FRAME_STATE];
-  const count = (x) => finite(x) ? Math.max(0, Math.min(x, 1000)) : 0;
-  children.set(source, { timers: Array.isArray(m.timers) ? m.timers.filter(finite).slice(0, 1000) : [],
-                         requests: count(m.requests), frames: count(m.frames), loading: m.loading === true,
-                         next: finite(m.next) ? m.next : null });
+  const count = (x) => finite(x) ? mathMax(0, mathMin(x, 1000)) : 0;
+  const due = [];
+  if (isArray(m.timers)) for (let i = 0; i < m.timers.length && due.length < 1000; i++) if (finite(m.timers[i])) push(due, m.timers[i]);
+  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), frames: count(m.frames), loading: m.loading === true,
+                                     next: finite(m.next) ? m.next : null }]);
   tell(typeof m.cause === 'string' ? m.cause : null);
 }, true);
 if (isChild) {
-  window.addEventListener('load', () => tell(null));
-  window.addEventListener('pagehide', () => {
-    try {
-      nativePostMessage.call(window.parent, { [FRAME_STATE]: { timers: [], requests: 0, frames: 0, loading: false, next: null } }, '*');
-    } catch (e) {}
+  listen(window, 'load', () => tell(null));
+  listen(window, 'pagehide', () => {
+    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, frames: 0, loading: false, next: null } });
   });
   tell(null);
 } else if (!VIRTUAL_CLOCK) {
   // The probe asks for the state now (gone frames dropped) before it reads pending work.
-  window.addEventListener(CLOCK_EVENT, (e) => {
-    e.stopImmediatePropagation();
-    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: stringify(state(null)) }));
+  listen(window, CLOCK_EVENT, (e) => {
+    stop(e);
+    tellProbe(state(null));
   }, true);
 }
 
+// Runs a timer's handler as the engine would: a function with the given arguments, or text as
+// a script in the global scope.
+function runHandler(handler, args) {
+  if (typeof handler === 'function') apply(handler, window, args); else apply(nativeEval, window, [nativeString(handler)]);
+}
+
 if (!VIRTUAL_CLOCK) {
-  window.setTimeout = function(handler, delay, ...args) {
-    const ms = Math.max(0, Number(delay) || 0);
+  replace(window, 'setTimeout', disguise({ setTimeout(handler) {
+    const ms = mathMax(0, NativeNumber(arguments[1]) || 0);
+    const args = arrayOf(arguments, 2);
     // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
     const periodic = runningTimerDelay !== null && runningTimerDelay === ms;
     let id;
     const wrapped = function() {
-      timers.delete(id);
+      apply(mapDelete, timers, [id]);
       const outer = runningTimerDelay;
       runningTimerDelay = ms;
       try {
-        if (typeof handler === 'function') handler.apply(this, args); else (0, eval)(String(handler));
+        runHandler(handler, args);
       } finally {
         runningTimerDelay = outer;
         tell('timer');
       }
     };
     id = nativeSetTimeout(wrapped, ms);
-    if (!periodic) { timers.set(id, now() + ms); tell(null); }
+    if (!periodic) { apply(mapSet, timers, [id, now() + ms]); tell(null); }
     return id;
-  };
-  window.clearTimeout = function(id) {
-    if (timers.delete(id)) tell(null);
+  } }.setTimeout, window.setTimeout));
+  replace(window, 'clearTimeout', disguise({ clearTimeout() {
+    const id = arguments[0];
+    if (apply(mapDelete, timers, [id])) tell(null);
     return nativeClearTimeout(id);
-  };
+  } }.clearTimeout, window.clearTimeout));
 } else {
   installVirtualClock();
 }
 if (window.fetch) {
   const nativeFetch = window.fetch;
-  window.fetch = function(...args) {
+  const then = Promise.prototype.then;
+  replace(window, 'fetch', disguise({ fetch(input) {
     requests++;
     tell(null);
     let promise;
     let open = true;
     const done = () => { if (open) { open = false; requests--; tell('fetch'); } };
-    try { promise = nativeFetch.apply(this, args); } catch (e) { done(); throw e; }
-    promise.then(done, done);
+    try { promise = apply(nativeFetch, this, arrayOf(arguments, 0)); } catch (e) { done(); throw e; }
+    try { apply(then, promise, [done, done]); } catch (e) { done(); }
     return promise;
-  };
+  } }.fetch, nativeFetch));
 }
 if (window.XMLHttpRequest) {
   const nativeSend = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function(...args) {
+  replace(XMLHttpRequest.prototype, 'send', disguise({ send() {
     requests++;
     tell(null);
     let open = true;
     const done = () => { if (open) { open = false; requests--; tell('xhr'); } };
-    this.addEventListener('loadend', done, { once: true });
-    try { return nativeSend.apply(this, args); } catch (e) { done(); throw e; }
-  };
+    try { listen(this, 'loadend', done, { once: true }); } catch (e) { done(); }
+    try { return apply(nativeSend, this, arrayOf(arguments, 0)); } catch (e) { done(); throw e; }
+  } }.send, nativeSend));
 }
 
 // --- the virtual clock ---------------------------------------------------------------------
@@ -172,15 +296,25 @@ if (window.XMLHttpRequest) {
 // due order, equal dues in creation order. As in the engine, a timer set from a timer nested more
 // than five deep waits at least 4 ms.
 //
+// Animation frames (`requestAnimationFrame`, `cancelAnimationFrame`, their `webkit` names) are
+// kept here too, in request order. A frame runs every callback requested before it, with the
+// frame's time (virtual ms), each on its own (what one throws is reported and the next runs). The
+// engine's frames run them in real time; and the driver can step the clock frame by frame (a
+// jump with `frame`: the clock moves, then a frame runs at once, in the jump's dispatch), as
+// Chromium's virtual time with frame control does. While the driver steps, the engine's own
+// frames hold the callbacks (`FRAME_HOLD` ms of real time after each step), so a frame-counted
+// animation gets one frame per step, and none between.
+//
 // A jump: the probe dispatches CLOCK_EVENT on `window` with detail `{"to": virtual ms}` (DOM
-// events reach every world). The listener, registered before any script of the page, moves the
-// clock forward (never back), moves every running animation with a finite end forward by the
-// same amount (CSS transitions and animations, Web Animations: seeking them gives the state
-// they would have reached, so nothing waits for them in real time; infinite and reversed ones run
-// on as they were), re-arms the native timer, and tells the probe the new state at once, before
-// the probe's dispatch returns. Timers that became due run in the tasks that follow, each seeing
-// the jumped time, as timers run late in a busy browser, never early; a driver that jumps to
-// `next` one timer at a time has each see its own due time.
+// events reach every world), and `"frame": true` for a frame after it. The listener, registered
+// before any script of the page, moves the clock forward (never back), moves every running
+// animation with a finite end forward by the same amount (CSS transitions and animations, Web
+// Animations: seeking them gives the state they would have reached, so nothing waits for them in
+// real time; infinite and reversed ones run on as they were), re-arms the native timer, runs the
+// frame, and tells the probe the new state at once, before the probe's dispatch returns. Timers
+// that became due run in the tasks that follow, each seeing the jumped time, as timers run late in
+// a busy browser, never early; a driver that jumps to `next` one timer at a time has each see its
+// own due time.
 //
 // Frames: the hooks run in every frame, and every frame's page time is the same: real time plus
 // the one offset. A frame forwards each jump to its child frames by `postMessage` of its offset,
@@ -190,50 +324,99 @@ if (window.XMLHttpRequest) {
 // clock behind their parent's. A child's timers reach the probe through its parents (see
 // "frames" above), so the driver jumps to them as to the top frame's; one that comes due runs
 // once the forwarded jump has arrived, and the driver waits for that (the top frame's `next`
-// stays due until the child told it ran).
+// stays due until the child told it ran). A child frame's animation frames are the engine's.
 //
 // A page can dispatch CLOCK_EVENT, or post the tagged message to its own frames, itself: all it
-// can do so is move its own clock forward, which it could as well do by waiting.
+// can do so is move its own clock forward, which it could as well do by waiting, or run its own
+// animation frames early.
 function installVirtualClock() {
   const FRAME_TAG = '__pageheightClockOffset';
   const FRAME_ASK = '__pageheightClockAsk';
+  const FRAME_HOLD = 100;
   const NativeDate = window.Date;
   const nativeDateNow = NativeDate.now;
+  const dateText = NativeDate.prototype.toString;
   const nativePerformanceNow = Performance.prototype.now;
   const nativeFrame = window.requestAnimationFrame;
+  const nativeCancelFrame = window.cancelAnimationFrame;
+  const getAnimations = Document.prototype.getAnimations;
+  const animation = window.Animation ? Animation.prototype : null;
+  const playState = getter(animation, 'playState');
+  const playbackRate = getter(animation, 'playbackRate');
+  const effect = getter(animation, 'effect');
+  const currentTime = animation ? describe(animation, 'currentTime') : null;
+  const computedTiming = window.AnimationEffect ? AnimationEffect.prototype.getComputedTiming : null;
   const virtualNow = () => now() + offset;
-  const virtualEpoch = () => Math.floor(nativeDateNow.call(NativeDate) + offset);
-  // Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
-  // own, they have no `prototype` and cannot be called with `new`; their `length` is the engine's.
-  const replace = (target, name, value) => {
-    const d = Object.getOwnPropertyDescriptor(target, name) || { writable: true, enumerable: false, configurable: true };
-    Object.defineProperty(target, name, { value: value, writable: d.writable !== false, enumerable: !!d.enumerable, configurable: true });
-  };
+  const virtualEpoch = () => mathFloor(apply(nativeDateNow, NativeDate, []) + offset);
 
   // --- Date and performance.now ---
-  const VirtualDate = function Date(...args) {
-    if (new.target === undefined) return new NativeDate(virtualEpoch()).toString();
-    return Reflect.construct(NativeDate, args.length ? args : [virtualEpoch()], new.target);
+  // Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
+  // own, they have no `prototype` and cannot be called with `new`; their `length` is the engine's.
+  const VirtualDate = function Date() {
+    if (new.target === undefined) return apply(dateText, construct(NativeDate, [virtualEpoch()]), []);
+    return construct(NativeDate, arguments.length ? arrayOf(arguments, 0) : [virtualEpoch()], new.target);
   };
-  for (const key of Reflect.ownKeys(NativeDate)) {
+  const keys = Reflect.ownKeys(NativeDate);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (key === 'prototype' || key === 'length' || key === 'name') continue;
-    Object.defineProperty(VirtualDate, key, Object.getOwnPropertyDescriptor(NativeDate, key));
+    defineProperty(VirtualDate, key, describe(NativeDate, key));
   }
-  Object.defineProperty(VirtualDate, 'length', { value: NativeDate.length, configurable: true });
-  Object.defineProperty(VirtualDate, 'prototype', { value: NativeDate.prototype, writable: false });
-  replace(VirtualDate, 'now', { now() { return virtualEpoch(); } }.now);
-  Object.defineProperty(NativeDate.prototype, 'constructor', { value: VirtualDate, writable: true, enumerable: false, configurable: true });
-  replace(window, 'Date', VirtualDate);
-  replace(Performance.prototype, 'now', { now() { return nativePerformanceNow.call(this) + offset; } }.now);
+  defineProperty(VirtualDate, 'length', { value: NativeDate.length, configurable: true });
+  defineProperty(VirtualDate, 'prototype', { value: NativeDate.prototype, writable: false });
+  replace(VirtualDate, 'now', disguise({ now() { return virtualEpoch(); } }.now, nativeDateNow));
+  defineProperty(NativeDate.prototype, 'constructor', { value: VirtualDate, writable: true, enumerable: false, configurable: true });
+  replace(window, 'Date', disguise(VirtualDate, NativeDate));
+  replace(Performance.prototype, 'now', disguise({ now() { return apply(nativePerformanceNow, this, []) + offset; } }.now,
+                                                 nativePerformanceNow));
+
+  // --- animation frames ---
+  const frameCallbacks = new NativeMap(); // id -> callback, in request order
+  let lastFrameId = 0;
+  let nativeRequested = false;
+  let steppedAt = -Infinity;              // real ms of the driver's last frame step
+  framesWaiting = () => apply(mapSize, frameCallbacks, []);
+  function runFrame(time) {
+    const callbacks = mapValues(frameCallbacks);
+    apply(mapClear, frameCallbacks, []);
+    for (let i = 0; i < callbacks.length; i++) {
+      try { apply(callbacks[i], window, [time]); } catch (error) { try { reportError(error); } catch (e) {} }
+    }
+  }
+  function engineFrame(t) {
+    nativeRequested = false;
+    if (!framesWaiting()) return;
+    if (now() - steppedAt < FRAME_HOLD) return requestEngineFrame();
+    runFrame(t + offset);
+  }
+  function requestEngineFrame() {
+    if (nativeRequested || !nativeFrame) return;
+    nativeRequested = true;
+    try { apply(nativeFrame, window, [engineFrame]); } catch (e) { nativeRequested = false; }
+  }
   if (nativeFrame) {
-    replace(window, 'requestAnimationFrame', { requestAnimationFrame(callback) {
-      if (typeof callback !== 'function') return nativeFrame.call(window, callback); // the engine's TypeError
-      return nativeFrame.call(window, (t) => callback(t + offset));
-    } }.requestAnimationFrame);
+    const request = { requestAnimationFrame(callback) {
+      if (typeof callback !== 'function') return apply(nativeFrame, window, [callback]); // the engine's TypeError
+      const id = ++lastFrameId;
+      apply(mapSet, frameCallbacks, [id, callback]);
+      requestEngineFrame();
+      return id;
+    } }.requestAnimationFrame;
+    const cancel = { cancelAnimationFrame(id) {
+      apply(mapDelete, frameCallbacks, [NativeNumber(id)]);
+    } }.cancelAnimationFrame;
+    replace(window, 'requestAnimationFrame', disguise(request, nativeFrame));
+    if (nativeCancelFrame) replace(window, 'cancelAnimationFrame', disguise(cancel, nativeCancelFrame));
+    if (typeof window.webkitRequestAnimationFrame === 'function') {
+      replace(window, 'webkitRequestAnimationFrame', disguise(request, window.webkitRequestAnimationFrame));
+    }
+    if (typeof window.webkitCancelAnimationFrame === 'function') {
+      replace(window, 'webkitCancelAnimationFrame', disguise(cancel, window.webkitCancelAnimationFrame));
+    }
   }
 
   // --- timers ---
-  const virtualTimers = new Map(); // id -> { id, due, order, handler, args, delay, repeat, nesting }
+  const virtualTimers = new NativeMap(); // id -> { id, due, order, handler, args, delay, repeat, nesting }
   let lastId = 0;
   let lastOrder = 0;
   let nesting = 0;                 // nesting level of the timer callback running now (0: none)
@@ -244,9 +427,9 @@ function installVirtualClock() {
   channel.port1.onmessage = () => { posted = false; runDue(); };
   function earliest() {
     let first = null;
-    for (const t of virtualTimers.values()) {
+    apply(mapForEach, virtualTimers, [(t) => {
       if (!first || t.due < first.due || (t.due === first.due && t.order < first.order)) first = t;
-    }
+    }]);
     return first;
   }
   nextDue = () => { const first = earliest(); return first ? first.due : null; };
@@ -261,7 +444,7 @@ function installVirtualClock() {
     }
     if (armed && armed.due <= first.due) return; // it fires first, and re-arms
     if (armed) nativeClearTimeout(armed.handle);
-    armed = { handle: nativeSetTimeout(() => { armed = null; runDue(); }, Math.ceil(wait)), due: first.due };
+    armed = { handle: nativeSetTimeout(() => { armed = null; runDue(); }, mathCeil(wait)), due: first.due };
   }
   function rearm() {
     if (armed) { nativeClearTimeout(armed.handle); armed = null; }
@@ -271,19 +454,19 @@ function installVirtualClock() {
     const t = earliest();
     if (!t || t.due > virtualNow()) return arm();
     if (t.repeat === null) {
-      virtualTimers.delete(t.id);
+      apply(mapDelete, virtualTimers, [t.id]);
     } else {
       t.nesting++;
-      t.due = virtualNow() + (t.nesting > 5 ? Math.max(t.repeat, 4) : t.repeat);
+      t.due = virtualNow() + (t.nesting > 5 ? mathMax(t.repeat, 4) : t.repeat);
       t.order = ++lastOrder;
     }
-    timers.delete(t.id);
+    apply(mapDelete, timers, [t.id]);
     arm(); // the next due timer gets a task of its own, whatever this one does
     const outerNesting = nesting, outerDelay = runningTimerDelay;
     nesting = t.nesting;
     runningTimerDelay = t.repeat === null ? t.delay : null;
     try {
-      if (typeof t.handler === 'function') t.handler.apply(window, t.args); else (0, eval)(String(t.handler));
+      runHandler(t.handler, t.args);
     } finally {
       nesting = outerNesting;
       runningTimerDelay = outerDelay;
@@ -291,75 +474,92 @@ function installVirtualClock() {
     }
   }
   function add(handler, delay, args, repeating) {
-    const ms = Math.max(0, Number(delay) | 0); // the engine's conversion (WebIDL long): Infinity is 0
+    const ms = mathMax(0, NativeNumber(delay) | 0); // the engine's conversion (WebIDL long): Infinity is 0
     const level = nesting + 1;
     const id = ++lastId;
-    const t = { id: id, due: virtualNow() + (level > 5 ? Math.max(ms, 4) : ms), order: ++lastOrder, handler: handler,
+    const t = { id: id, due: virtualNow() + (level > 5 ? mathMax(ms, 4) : ms), order: ++lastOrder, handler: handler,
                 args: args, delay: ms, repeat: repeating ? ms : null, nesting: level };
-    virtualTimers.set(id, t);
+    apply(mapSet, virtualTimers, [id, t]);
     // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
-    if (!repeating && !(runningTimerDelay !== null && runningTimerDelay === ms)) timers.set(id, t.due);
+    if (!repeating && !(runningTimerDelay !== null && runningTimerDelay === ms)) apply(mapSet, timers, [id, t.due]);
     if (!posted && !(armed && armed.due <= t.due)) arm(t);
     tell(null);
     return id;
   }
   function clear(id) {
-    const key = Number(id);
-    if (!virtualTimers.delete(key)) return;
-    timers.delete(key);
+    const key = NativeNumber(id);
+    if (!apply(mapDelete, virtualTimers, [key])) return;
+    apply(mapDelete, timers, [key]);
     tell(null);
   }
-  replace(window, 'setTimeout', { setTimeout(handler, ...rest) { return add(handler, rest[0], rest.slice(1), false); } }.setTimeout);
-  replace(window, 'setInterval', { setInterval(handler, ...rest) { return add(handler, rest[0], rest.slice(1), true); } }.setInterval);
-  replace(window, 'clearTimeout', { clearTimeout(id = 0) { clear(id); } }.clearTimeout);
-  replace(window, 'clearInterval', { clearInterval(id = 0) { clear(id); } }.clearInterval);
+  replace(window, 'setTimeout', disguise({ setTimeout(handler) { return add(handler, arguments[1], arrayOf(arguments, 2), false); } }.setTimeout,
+                                         window.setTimeout));
+  replace(window, 'setInterval', disguise({ setInterval(handler) { return add(handler, arguments[1], arrayOf(arguments, 2), true); } }.setInterval,
+                                          window.setInterval));
+  replace(window, 'clearTimeout', disguise({ clearTimeout(id = 0) { clear(id); } }.clearTimeout, window.clearTimeout));
+  replace(window, 'clearInterval', disguise({ clearInterval(id = 0) { clear(id); } }.clearInterval, window.clearInterval));
 
   // --- jumps ---
   function advanceAnimations(delta) {
-    if (!document.getAnimations) return;
-    for (const a of document.getAnimations()) {
+    if (!getAnimations) return;
+    const list = apply(getAnimations, document, []);
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i];
       try {
-        if (a.playState !== 'running' || a.currentTime === null || !(a.playbackRate > 0)) continue;
-        const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
-        if (!timing || !isFinite(timing.endTime)) continue;
-        a.currentTime = Math.min(Number(a.currentTime) + delta * a.playbackRate, timing.endTime);
+        if (read(playState, a, 'playState') !== 'running' || !(read(playbackRate, a, 'playbackRate') > 0)) continue;
+        const at = currentTime ? apply(currentTime.get, a, []) : a.currentTime;
+        const e = read(effect, a, 'effect');
+        if (at === null || !e || !computedTiming) continue;
+        const end = apply(computedTiming, e, []).endTime;
+        if (!isFiniteNumber(end)) continue;
+        const to = mathMin(NativeNumber(at) + delta * read(playbackRate, a, 'playbackRate'), end);
+        if (currentTime) apply(currentTime.set, a, [to]); else a.currentTime = to;
       } catch (e) {}
     }
   }
   function forward() {
-    for (let i = 0; i < window.frames.length; i++) {
-      try { nativePostMessage.call(window.frames[i], { [FRAME_TAG]: offset }, '*'); } catch (e) {}
+    const count = read(windowLength, window, 'length');
+    for (let i = 0; i < count; i++) {
+      try { postTo(window[i], { [FRAME_TAG]: offset }); } catch (e) {}
     }
   }
+  // Each step goes on whatever the one before threw: the clock has moved, so the timers must be
+  // re-armed and the child frames told.
   function moveTo(newOffset) {
     const delta = newOffset - offset;
-    if (!(delta > 0) || !isFinite(delta)) return false;
+    if (!(delta > 0) || !isFiniteNumber(delta)) return false;
     offset = newOffset;
-    advanceAnimations(delta);
-    rearm();
-    forward();
+    try { advanceAnimations(delta); } catch (e) {}
+    try { rearm(); } catch (e) {}
+    try { forward(); } catch (e) {}
     return true;
   }
-  window.addEventListener(CLOCK_EVENT, (e) => {
-    e.stopImmediatePropagation();
+  listen(window, CLOCK_EVENT, (e) => {
+    stop(e);
     let request = null;
-    try { request = JSON.parse(e.detail); } catch (error) {}
-    if (request && typeof request.to === 'number' && isFinite(request.to)) moveTo(offset + (request.to - virtualNow()));
-    // The probe reads the new state before its dispatch returns (without `to`: only that).
-    dispatch.call(window, new NativeCustomEvent(STATE_EVENT, { detail: stringify(state(null)) }));
-  }, true);
-  window.addEventListener('message', (e) => {
-    const data = e.data;
-    if (!data || typeof data !== 'object') return;
-    if (e.source === window.parent && e.source !== window && typeof data[FRAME_TAG] === 'number') {
-      e.stopImmediatePropagation();
-      moveTo(data[FRAME_TAG]);
-    } else if (data[FRAME_ASK] === true && e.source && e.source !== window && e.source.parent === window) {
-      e.stopImmediatePropagation();
-      try { nativePostMessage.call(e.source, { [FRAME_TAG]: offset }, '*'); } catch (error) {}
+    try { request = parseJSON(read(eventDetail, e, 'detail')); } catch (error) {}
+    try {
+      if (request && typeof request.to === 'number' && isFiniteNumber(request.to)) moveTo(offset + (request.to - virtualNow()));
+      if (request && request.frame === true && framesWaiting()) { steppedAt = now(); runFrame(virtualNow()); }
+    } finally {
+      // The probe reads the new state before its dispatch returns (without `to`: only that).
+      tellProbe(state(null));
     }
   }, true);
-  if (window.parent !== window) {
-    try { nativePostMessage.call(window.parent, { [FRAME_ASK]: true }, '*'); } catch (e) {}
-  }
+  listen(window, 'message', (e) => {
+    let data, source;
+    try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
+    if (!data || typeof data !== 'object') return;
+    if (source === parentWindow && source !== window && typeof data[FRAME_TAG] === 'number') {
+      stop(e);
+      moveTo(data[FRAME_TAG]);
+    } else if (data[FRAME_ASK] === true && source && source !== window) {
+      let mine = false;
+      try { mine = source.parent === window; } catch (error) {}
+      if (!mine) return;
+      stop(e);
+      postTo(source, { [FRAME_TAG]: offset });
+    }
+  }, true);
+  if (isChild) postTo(parentWindow, { [FRAME_ASK]: true });
 }

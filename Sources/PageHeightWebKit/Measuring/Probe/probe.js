@@ -60,7 +60,8 @@ function value() {
 // frames still loading, the virtual clock's offset (ms, 0 on the real clock) and its earliest due
 // timer of any kind in any frame (virtual ms; null on the real clock, or with no timer), as the
 // hooks in the page's world last told them.
-let hooked = { timers: [], requests: 0, frames: 0, offset: 0, next: null };
+// `animationFrames`: the top frame's animation frame callbacks waiting for a frame (virtual clock).
+let hooked = { timers: [], requests: 0, frames: 0, offset: 0, next: null, animationFrames: 0 };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
@@ -70,14 +71,15 @@ window.addEventListener(STATE_EVENT, (e) => {
              requests: Math.max(0, Math.min(state.requests, 1000)),
              frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
-             next: finite(state.next) ? state.next : null };
+             next: finite(state.next) ? state.next : null,
+             animationFrames: finite(state.animationFrames) ? Math.floor(Math.max(0, Math.min(state.animationFrames, 1000000))) : 0 };
   // The page can send this event itself: its cause is capped like every string it controls.
   schedule(typeof state.cause === 'string' ? kept(state.cause, TEXT_KEPT) : null);
 });
 // The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
 const virtualNow = () => now() + hooked.offset;
 function clock() {
-  return { now: virtualNow(), offset: hooked.offset, next: hooked.next };
+  return { now: virtualNow(), offset: hooked.offset, next: hooked.next, animationFrames: hooked.animationFrames };
 }
 // Jumps the page's clock to `to` (virtual ms) if that is ahead; the hooks answer before the
 // dispatch returns. Returns the clock after it, as JSON text. On the real clock nothing listens.
@@ -88,6 +90,13 @@ function advance(to) {
     dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify({ to: to }) }));
   }
   return stringify(clock());
+}
+// Moves the page's clock `ms` ahead (virtual clock; 0: not at all) and runs one animation frame
+// there, at once; returns the reading after it (`measure(false)`), as JSON text.
+function frame(ms) {
+  const to = virtualNow() + (typeof ms === 'number' && isFinite(ms) && ms > 0 ? ms : 0);
+  dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify({ to: to, frame: true }) }));
+  return measure(false);
 }
 // Asks the hooks for their state now, before a reading: what frames that are gone had
 // outstanding is dropped there, which no other event of the page may prompt.
@@ -265,7 +274,7 @@ function viewCulprits(threshold) {
 
 Object.defineProperty(window, '__pageheight', {
   value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
-                         clock: () => stringify(clock()), advance: advance }),
+                         clock: () => stringify(clock()), advance: advance, frame: frame }),
   writable: false, configurable: false, enumerable: false,
 });
 
