@@ -11,6 +11,8 @@ import Testing
 @Suite(.serialized)
 struct VirtualClockTests {
     static let pages = FixtureCase.pagesDirectory
+    /// The question by which a second run of the hooks finds them (`INSTALLED` in hooks.js).
+    static let hooksInstalled = "__pageheightHooks-5d1c2a4e9b7f4e08a3c6"
 
     static func fixture(_ name: String) -> PageSource {
         .file(pages.appendingPathComponent(name).path)
@@ -178,7 +180,8 @@ struct VirtualClockTests {
         func titled(_ title: String) -> PageSource {
             Self.html("<title>\(title)</title><div style=\"height:100px\"></div>")
         }
-        let native = "[Date.now, setInterval].map((f) => String(f).includes('[native code]'))"
+        // The virtual clock's functions show the engine's text; their guard's question tells them.
+        let native = "[Date.now, setInterval].map((f) => Function.prototype.toString.call(f, '\(Self.hooksInstalled)') !== '\(Self.hooksInstalled)')"
         try await ProbePage.with(titled("first"), clock: .real) { page in
             #expect(try await page.evaluateInPage(native) == "[true,true]")
             try await page.load(titled("second"), clock: .virtual, title: "second")
@@ -269,6 +272,37 @@ struct VirtualClockTests {
             let second = try await Self.numbers(page, "[steps, performance.now()]")
             let rate = (second[0] - first[0]) / (second[1] - first[1])
             #expect(second[0] > first[0] && rate <= 0.26, "\(rate) steps a ms")
+        }
+    }
+
+    /// Animation frames are the hooks' own: a frame the driver asks for moves the clock by its
+    /// step and runs every callback requested before it, once, with the frame's time; the
+    /// engine's own frames hold them while the driver steps; a callback that throws stops no other.
+    @Test func aSteppedFrameRunsTheCallbacksOnce() async throws {
+        try await ProbePage.with(Self.html("""
+            <script>
+              window.calls = []; window.count = 0;
+              function loop(t) { count++; calls.push(t); requestAnimationFrame(loop); }
+              requestAnimationFrame(() => { throw new Error('a callback that throws'); });
+              requestAnimationFrame(loop);
+              const cancelled = requestAnimationFrame(() => calls.push('cancelled'));
+              cancelAnimationFrame(cancelled);
+            </script>
+            """), clock: .virtual) { page in
+            let start = try await Self.numbers(page, "[count]")[0]
+            var times: [Double] = []
+            for _ in 0..<30 {
+                let json = try await page.evaluate(ProbeScript.frameCall(ms: 1000.0 / 60))
+                let reading = try #require(ProbeReading.decode(json))
+                #expect(reading.clock?.animationFrames == 1, "callbacks waiting: \(reading.clock?.animationFrames ?? -1)")
+                times.append(try await Self.numbers(page, "[calls[calls.length - 1]]")[0])
+            }
+            let count = try await Self.numbers(page, "[count]")[0]
+            #expect(count - start == 30, "\(count - start) frames for 30 steps")
+            for (a, b) in zip(times, times.dropFirst()) {
+                #expect(b - a >= 1000.0 / 60 - 0.5 && b - a < 1000.0 / 60 + 10, "a step of \(b - a) ms")
+            }
+            #expect(try await page.evaluateInPage("calls.includes('cancelled')") == "false")
         }
     }
 

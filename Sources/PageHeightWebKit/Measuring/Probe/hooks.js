@@ -395,23 +395,28 @@ function installVirtualClock() {
     try { apply(nativeFrame, window, [engineFrame]); } catch (e) { nativeRequested = false; }
   }
   if (nativeFrame) {
-    const request = { requestAnimationFrame(callback) {
+    // One function per name (each has its own name and text), as the engine's.
+    const request = (callback) => {
       if (typeof callback !== 'function') return apply(nativeFrame, window, [callback]); // the engine's TypeError
       const id = ++lastFrameId;
       apply(mapSet, frameCallbacks, [id, callback]);
       requestEngineFrame();
       return id;
-    } }.requestAnimationFrame;
-    const cancel = { cancelAnimationFrame(id) {
-      apply(mapDelete, frameCallbacks, [NativeNumber(id)]);
-    } }.cancelAnimationFrame;
-    replace(window, 'requestAnimationFrame', disguise(request, nativeFrame));
-    if (nativeCancelFrame) replace(window, 'cancelAnimationFrame', disguise(cancel, nativeCancelFrame));
+    };
+    const cancel = (id) => { apply(mapDelete, frameCallbacks, [NativeNumber(id)]); };
+    replace(window, 'requestAnimationFrame',
+            disguise({ requestAnimationFrame(callback) { return request(callback); } }.requestAnimationFrame, nativeFrame));
+    if (nativeCancelFrame) {
+      replace(window, 'cancelAnimationFrame',
+              disguise({ cancelAnimationFrame(id) { cancel(id); } }.cancelAnimationFrame, nativeCancelFrame));
+    }
     if (typeof window.webkitRequestAnimationFrame === 'function') {
-      replace(window, 'webkitRequestAnimationFrame', disguise(request, window.webkitRequestAnimationFrame));
+      replace(window, 'webkitRequestAnimationFrame', disguise({ webkitRequestAnimationFrame(callback) { return request(callback); } }
+        .webkitRequestAnimationFrame, window.webkitRequestAnimationFrame));
     }
     if (typeof window.webkitCancelAnimationFrame === 'function') {
-      replace(window, 'webkitCancelAnimationFrame', disguise(cancel, window.webkitCancelAnimationFrame));
+      replace(window, 'webkitCancelAnimationFrame', disguise({ webkitCancelAnimationFrame(id) { cancel(id); } }
+        .webkitCancelAnimationFrame, window.webkitCancelAnimationFrame));
     }
   }
 
