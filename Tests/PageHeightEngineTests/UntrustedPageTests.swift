@@ -182,3 +182,43 @@ extension UntrustedPageTests {
         }
     }
 }
+
+extension UntrustedPageTests {
+    // MARK: - The process tree's memory budget
+
+    /// memory-hog.html among static pages in a `--jobs 4` batch, with the tree's budget lowered to
+    /// 900 MB through `PAGEHEIGHT_MEMORY_BUDGET_MB`: the hog (the largest web process when the
+    /// tree crosses the budget) is `crashed` with a message naming the budget, long before its
+    /// own 2 GB limit; the static pages keep the heights they have alone.
+    @Test func theProcessTreeKeepsToItsMemoryBudget() throws {
+        let pages = FixtureCase.pagesDirectory
+        let normal = ["static.html", "absolute.html", "grow-2.5.html"].map { pages.appendingPathComponent($0).path }
+        let hog = Self.hostile.appendingPathComponent("memory-hog.html").path
+        let entries = normal + [hog] + normal
+        let (directory, list, out) = try HardeningTests.batchFiles("memory-budget", pages: entries)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try PageHeightBinary.run(["batch", "--timeout", "15", "--jobs", "4", "--no-progress", "--out", out, list],
+                                           environment: ["PAGEHEIGHT_MEMORY_BUDGET_MB": "900"], within: 300)
+        let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(lines.count == entries.count, "\(run.stderr.suffix(300))")
+        var heights: [String: Set<Double>] = [:]
+        for line in lines {
+            guard let report = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let url = report["url"] as? String else { continue }
+            if url.hasSuffix("memory-hog.html") {
+                #expect(report["status"] as? String == "crashed")
+                let message = report["message"] as? String ?? ""
+                #expect(message.contains("the process tree exceeded its memory budget (900 MB, set by PAGEHEIGHT_MEMORY_BUDGET_MB)")
+                        && message.contains("this page's web process was the largest"), "\(message)")
+            } else {
+                #expect(report["status"] as? String == "ok", "\(url): \(report["message"] ?? "")")
+                heights[url, default: []].insert(report["height"] as? Double ?? -1)
+            }
+        }
+        let expected = ["static.html": 1234.0, "absolute.html": 500.0, "grow-2.5.html": 1300.0] // their cases
+        for (url, found) in heights {
+            let name = (url as NSString).lastPathComponent
+            #expect(found == [expected[name] ?? -1], "\(name): \(found)")
+        }
+    }
+}

@@ -177,7 +177,8 @@ final class MeasurementDriver {
         case .processTerminated(let end):
             let killed = MemoryWatchdog.shared.killed(view.webProcess)
             view.retire()
-            return .end(.crashed(LoadOutcome.crash(end, killedByWatchdog: killed)))
+            if case .budget(let message)? = killed { return .end(.crashed(message)) }
+            return .end(.crashed(LoadOutcome.crash(end, killedByWatchdog: killed != nil)))
         case .probeMessage(let json):
             probeMessage(json)
             return .handled

@@ -17,6 +17,7 @@ public enum MeasuringJobs {
         _ work: @escaping @Sendable (Item, _ upcoming: Item?, _ verdictReached: @escaping @Sendable () -> Void) async -> Void
     ) async {
         let jobs = max(1, jobs)
+        MemoryWatchdog.shared.measuring(jobs: jobs)
         let slots = Slots(jobs)
         await withTaskGroup(of: Void.self) { group in
             for (index, item) in items.enumerated() {
