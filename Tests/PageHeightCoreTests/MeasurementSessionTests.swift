@@ -19,6 +19,26 @@ extension MeasureOptions {
         return MeasurementSession(options: options)
     }
 
+    /// A child frame still loading holds the virtual clock (the page is not idle) for
+    /// `frameGrace` at most: one whose load never ends (a refused ad frame) ran the whole schedule
+    /// at real speed.
+    @Test func aFrameStillLoadingHoldsTheClockOnlyForTheGrace() {
+        var s = session()
+        s.loadCommitted(at: 0.1)
+        s.loadFinished(at: 0.2)
+        #expect(s.pageIsIdle(network: 0, at: 0.2))
+        s.updatePending(PendingWork(frames: 1), at: 0.3)
+        #expect(!s.pageIsIdle(network: 0, at: 0.3))
+        #expect(s.idleBlocker(network: 0, at: 0.5) == "1 frame still loading")
+        #expect(s.pageIsIdle(network: 0, at: 0.3 + MeasurementSession.frameGrace))
+        s.updatePending(PendingWork(frames: 1), at: 0.9) // still the same frame: the grace runs on
+        #expect(s.pageIsIdle(network: 0, at: 0.9))
+        s.updatePending(PendingWork(), at: 1.0)
+        s.updatePending(PendingWork(frames: 1), at: 2.0) // a new frame gets its own grace
+        #expect(!s.pageIsIdle(network: 0, at: 2.1))
+        #expect(!s.pageIsIdle(network: 2, at: 5), "the engine's requests in flight")
+    }
+
     @Test func settlesAfterTheQuietWindowWithAConfirmingReading() {
         var s = session()
         s.loadCommitted(at: 0.1)

@@ -17,9 +17,15 @@ public struct MeasurementSession: Sendable {
     /// What the page still does, as last reported, only the work that counts before the timeout.
     public private(set) var pending: PendingWork = .none
     public private(set) var pendingClearedAt: Double = 0
-    /// Child frames still loading, as last reported (the clock waits for them; the settle rule
-    /// does not).
+    /// Child frames still loading, as last reported (the clock waits for them, for
+    /// `frameGrace` at most; the settle rule does not), and since when.
     public private(set) var framesLoading = 0
+    private var framesLoadingSince: Double?
+    /// How long the virtual clock waits at most, at real speed, for child frames still loading:
+    /// a frame a script adds loads its first document in a few milliseconds (its timers are then
+    /// known before a jump), while one whose load never ends (an ad frame whose requests were
+    /// refused) would otherwise run the whole schedule at real speed.
+    public static let frameGrace = 0.5
     /// The view's height in CSS px (fit mode changes it).
     public private(set) var viewHeight: Double
     public private(set) var runaway: RunawayDetector
@@ -78,9 +84,21 @@ public struct MeasurementSession: Sendable {
     /// Whether the page does nothing the clock must wait for: no document, frame, image, font or
     /// request loading, no request of the view in flight (`network`, counted by the engine now).
     /// Timers and animations are what a jump moves on.
-    public func pageIsIdle(network: Int) -> Bool {
-        guard finishedAt != nil, network == 0, framesLoading == 0 else { return false }
-        return !pending.document && pending.images == 0 && !pending.fonts && pending.requests == 0
+    public func pageIsIdle(network: Int, at t: Double) -> Bool {
+        idleBlocker(network: network, at: t) == nil
+    }
+
+    /// What keeps the page from being idle (the virtual clock then runs at real speed), for the
+    /// log; nil when it is idle. `network`: the engine's count of the view's requests in flight.
+    public func idleBlocker(network: Int, at t: Double) -> String? {
+        if finishedAt == nil { return "the load has not finished" }
+        if network > 0 { return "\(network) request\(network == 1 ? "" : "s") in flight (the engine's count)" }
+        if framesLoading > 0, t - (framesLoadingSince ?? t) < Self.frameGrace { return "\(framesLoading) frame\(framesLoading == 1 ? "" : "s") still loading" }
+        if pending.document { return "the document is loading" }
+        if pending.images > 0 { return "\(pending.images) image\(pending.images == 1 ? "" : "s") loading" }
+        if pending.fonts { return "fonts loading" }
+        if pending.requests > 0 { return "\(pending.requests) fetch/XHR request\(pending.requests == 1 ? "" : "s") of the page" }
+        return nil
     }
 
     /// When each schedule poll is due, seconds since the load started (empty before load finished).
@@ -132,6 +150,7 @@ public struct MeasurementSession: Sendable {
         } else {
             fontsLoadingSince = nil
         }
+        if work.frames == 0 { framesLoadingSince = nil } else if framesLoading == 0 || framesLoadingSince == nil { framesLoadingSince = t }
         framesLoading = work.frames
         var counted = work.counting(before: options.timeout)
         if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }

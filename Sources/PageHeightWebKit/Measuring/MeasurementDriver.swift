@@ -29,6 +29,8 @@ final class MeasurementDriver {
     /// The first targets of the page's stopped navigations (`PageText.listKept`), and how many.
     private var stoppedNavigations: [String] = []
     private var stoppedNavigationsTotal = 0
+    /// What kept the page from being idle when the clock last waited in real time (logged once).
+    private var lastIdleBlocker: String?
     private var engineWork = EngineWork()
     private var lastLayoutSeconds = 0.0
     /// Virtual clock: the jumps taken so far, seconds (the page's time is real time plus this).
@@ -270,7 +272,7 @@ final class MeasurementDriver {
                 if jump.reason == "timer" { await refreshPending(cause: "timer") }
                 continue
             } else if virtualClock, let timer = nextPageTimer, timer <= now + 0.0005, at > now + Self.frame,
-                      session.pageIsIdle(network: view.requestsInFlight) {
+                      session.pageIsIdle(network: view.requestsInFlight, at: now) {
                 // A timer of the page came due and has not run yet: nothing jumps over it, and
                 // the page may tell nothing when it has run. Look again after 2 ms of real
                 // time, not at `at`: waiting for it would run the page's clock at real speed.
@@ -282,10 +284,16 @@ final class MeasurementDriver {
                     await refreshPending(cause: "timer")
                 }
                 continue
-            } else if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
-                guard !Task.isCancelled else { return nil }
-                if case .end(let reason) = handle(event) { return reason }
-                continue
+            } else {
+                if virtualClock, let blocker = session.idleBlocker(network: view.requestsInFlight, at: now), blocker != lastIdleBlocker {
+                    note("the clock runs at real speed: \(blocker)")
+                }
+                lastIdleBlocker = virtualClock ? session.idleBlocker(network: view.requestsInFlight, at: now) : nil
+                if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
+                    guard !Task.isCancelled else { return nil }
+                    if case .end(let reason) = handle(event) { return reason }
+                    continue
+                }
             }
             guard !Task.isCancelled else { return nil }
             switch wake {
@@ -436,7 +444,7 @@ final class MeasurementDriver {
     /// idle, to its next timer or to `at` (a poll, the settle check), whichever comes first, at
     /// most to the timeout. Nil when there is nothing to jump over.
     private func jumpTarget(before at: Double, wake: Wake) -> (to: Double, reason: String)? {
-        guard session.pageIsIdle(network: view.requestsInFlight) else { return nil }
+        guard session.pageIsIdle(network: view.requestsInFlight, at: now) else { return nil }
         var target: (to: Double, reason: String)
         switch wake {
         case .poll: target = (at, "poll")
@@ -539,7 +547,7 @@ final class MeasurementDriver {
     /// passes in real time (for what the page does in its next frame: resize observers, animation
     /// frames).
     private func holdStill() async {
-        guard virtualClock, session.pageIsIdle(network: view.requestsInFlight) else {
+        guard virtualClock, session.pageIsIdle(network: view.requestsInFlight, at: now) else {
             return await GLibClock.sleep(0.05)
         }
         await advanceClock(to: now + 0.05 - Self.frame, reason: "hold-still")
