@@ -55,7 +55,9 @@ struct FixturePageTests {
         // Pages that wait on real work after the load (fonts, a fetch): whether a timer comes due
         // during that wait, in real time, or after it, by a jump, differs from run to run. So
         // does a zero-delay chain's next step, due every 4 ms of real time.
-        let realWork = ["fonts-", "fetch-", "webfont", "timeout-zero-chain"].contains { fixture.pageName.hasPrefix($0) }
+        // So does a 13 ms chain's (timer-steps-date): its steps that fall in a fit's real frame
+        // run in real time, the others by jumps. Heights do not differ.
+        let realWork = ["fonts-", "fetch-", "webfont", "timeout-zero-chain", "timer-steps-"].contains { fixture.pageName.hasPrefix($0) }
         #expect(realWork || Set(runs.map(\.1)).count == 1, "\(fixture): the jumps to the page's timers \(runs.map(\.1))")
     }
 
@@ -75,6 +77,9 @@ struct FixturePageTests {
     /// schedule runs on the page's virtual clock, which takes its 5.3 s at the speed of layout, the
     /// earliest stop on the real clock: a difference here is the settle rule's or the virtual
     /// clock's (the fixture tables on either clock tell which).
+    /// Pages on which one of the schedule's polls lands in the middle of an animation.
+    static let pollsMidAnimation = ["raf-slide", "raf-frame-counted", "timer-steps-date"]
+
     @Test(arguments: earliestStopAgrees)
     func theEarliestStopAgreesWithTheWholeSchedule(_ fixture: FixtureCase) async throws {
         let quick = try await measure(fixture, until: .quiet, clock: .real)
@@ -92,8 +97,14 @@ struct FixturePageTests {
                              ("schedule", quick.strategies.schedule, full.strategies.schedule),
                              ("observe", quick.strategies.observe, full.strategies.observe)] {
             #expect(a.height == b.height, "\(fixture) \(name): \(a.height ?? -1) vs \(b.height ?? -1)")
-            if name != "observe" {
+            if name == "observe" {
                 // Observed jumps follow animation frames; their values are not reproducible.
+            } else if Self.pollsMidAnimation.contains(where: fixture.pageName.hasPrefix) {
+                // A poll lands while the page animates on frames or 13 ms steps: what it reads on
+                // the real clock depends on the frame rate it got and on how late the poll ran.
+                #expect(a.jumps.count == b.jumps.count, "\(fixture) \(name) jumps: \(a.jumps.map(\.height)) vs \(b.jumps.map(\.height))")
+                #expect(a.jumps.first?.height == b.jumps.first?.height && a.jumps.last?.height == b.jumps.last?.height, "\(fixture) \(name) jumps")
+            } else {
                 #expect(a.jumps.map(\.height) == b.jumps.map(\.height), "\(fixture) \(name) jumps")
             }
         }

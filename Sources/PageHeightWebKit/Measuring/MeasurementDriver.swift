@@ -337,7 +337,11 @@ final class MeasurementDriver {
     /// After every reading: fit the view while the page holds still (resizing on every frame of
     /// a transition, or of an animation whose frames are stepped, is wasted work), else check
     /// for the end.
+    /// A page that keeps moving (an animation the engine does not list, such as one on animation
+    /// frames) is fitted again after every fit; a poll that came due meanwhile is read first, at
+    /// its time, as the app reads it.
     private func afterReading() async -> Next {
+        if nextPoll < session.pollTimes.count, session.pollTimes[nextPoll] <= now { return .wait }
         if session.finishedAt != nil, session.pending.animations == 0, !animating, let target = session.fitTarget {
             return await fit(to: target).map(Next.end) ?? .again
         }
@@ -502,7 +506,7 @@ final class MeasurementDriver {
 
     /// Virtual clock: the page's animation frames are stepped one by one (`AnimationFrames`).
     private var animating: Bool {
-        virtualClock && frames.steps(waiting: framesWaiting) && session.pageIsIdle(network: view.requestsInFlight)
+        virtualClock && frames.steps(waiting: framesWaiting) && session.pageIsIdle(network: view.requestsInFlight, at: now)
     }
 
     /// Steps the page's clock to `t` (its next frame's time, `AnimationFrames`) and runs one
