@@ -121,6 +121,10 @@ class Browser:
                 self.call("Browser.close", deadline=time.monotonic() + 5)
         except (common.Deadline, RuntimeError):
             pass
+        try:  # a Chromium ended by a signal leaves its singleton socket's directory in /tmp
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
         common.stop(self.process)
         os.close(self.commands)
         os.close(self.answers)
