@@ -1,30 +1,41 @@
 #!/usr/bin/env python3
-"""The virtual clock's benchmark (issue 33): pageheight's default rule on the page's virtual clock
-against the PyGObject + WebKit2 peer running the reader app's whole 5.3 s schedule, at equal
-parallelism, and how often the virtual clock gives the schedule's answer.
+"""The virtual clock's benchmark (issues 33, 48): pageheight's default rule on the page's virtual
+clock against two peers that run the reader app's whole schedule, at equal parallelism, and how
+often the virtual clock gives the schedule's answer.
+
+The peers (--peers, default both):
+  pygobject     PyGObject + WebKit2, one view per process, the 5.3 s schedule on the real clock
+                (--rule schedule): the same engine, so its heights are comparable
+  chromium-vt   headless Chromium on its own virtual time over the DevTools protocol, one browser
+                per process, a budget of 5.4 s of page time per page (issue 48): Chromium's
+                engine, so its heights are not pageheight's; compare time, not heights
 
 On the 138 saved pages of ../shared/corpus/articles (readability/*/source.html, aeb/*/source.html;
-width 390; pageheight with --offline=block, the peer in a network namespace with only loopback),
+width 390; pageheight with --offline=block, the peers in a network namespace with only loopback),
 for each N in --jobs (default 1 and 4), in one run, alternating:
 
-  pageheight batch --jobs N --clock virtual      (default rule: settled)
-  the peer, N processes of one view each over a slice of the pages (--rule schedule)
+  pageheight batch --jobs N --clock virtual      (default rule: the whole schedule)
+  each peer in turn, N processes over a slice of the pages each
   pageheight batch --jobs N --clock virtual      (again: the median of the two is the figure)
 
-and once, at the largest N, the reference: pageheight batch --clock real --until schedule.
+and once, at the largest N, the reference: pageheight batch --clock real --until schedule
+(--no-reference skips it, and the agreement with it).
 
 For each run: wall time, pages per second, the sum of the pages' own wall-clock times
-(pageheight: timings.realTotal, else timings.total; the peer: its per-page seconds) and "between
+(pageheight: timings.realTotal, else timings.total; a peer: its per-page seconds) and "between
 pages": (wall x N - that sum) / pages, the time per page spent outside any page's own
-measurement. Then the agreement: pages whose virtual-clock height differs from the reference's,
-with both heights and statuses.
+measurement; the pages' own times' p50, p99 and max; at each N the ten slowest pages of
+pageheight's (mean of its two runs) beside the Chromium peer's time for them. Then the agreement:
+pages whose virtual-clock height differs from the reference's, with both heights and statuses.
 
     python3 scripts/benchmark/clock.py --markdown clock.md --raw clock.json
     python3 scripts/benchmark/clock.py --pages 12 --jobs 4      # a quick trial
+    python3 scripts/benchmark/clock.py --peers chromium-vt --no-reference   # issue 48's comparison
 """
 import argparse
 import glob
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -36,9 +47,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from core import BINARY, CORPUS, ENV  # noqa: E402
 
 BINARY = os.environ.get("PAGEHEIGHT_BENCH_BINARY", BINARY)
-PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "pygobject_peer.py")
+PEERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers")
 PEER_PYTHON = os.environ.get("PAGEHEIGHT_BENCH_PYTHON", "/usr/bin/python3")  # Debian's: it has PyGObject
 WIDTH = 390
+CHROMIUM_TIMEOUT = 15  # s per page: pageheight's own default --timeout, the same cap for both
+
+
+def peer_command(name, rule):
+    """(label, command without --out/--list) of peer `name`; `rule` is pageheight's (default, quick)."""
+    if name == "pygobject":
+        label = "PyGObject peer, quick rule" if rule == "quick" else "PyGObject peer, 5.3 s schedule"
+        return label, [PEER_PYTHON, os.path.join(PEERS_DIR, "pygobject_peer.py"),
+                       "--rule", "quick" if rule == "quick" else "schedule"]
+    return "Chromium peer, virtual time 5.4 s", [PEER_PYTHON, os.path.join(PEERS_DIR, "chromium_vt_peer.py"),
+                                                 "--timeout", str(CHROMIUM_TIMEOUT)]
+
+
+PEER_NAMES = ("pygobject", "chromium-vt")
 
 
 def corpus_pages(limit=None):
@@ -66,16 +91,18 @@ def run_pageheight(pages, jobs, extra, workdir, label):
     started = time.monotonic()
     subprocess.run(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - started
-    results = {}
-    own = 0.0
+    results, seconds = {}, {}
     for report in read_lines(out):
         timings = report.get("timings", {})
-        own += timings.get("realTotal") or timings.get("total") or 0
-        results[report["url"].replace("file://", "")] = (report.get("height"), report.get("status"))
-    return {"label": label, "jobs": jobs, "wall": wall, "own": own, "pages": len(results), "results": results}
+        page = report["url"].replace("file://", "")
+        seconds[page] = timings.get("realTotal") or timings.get("total") or 0
+        results[page] = (report.get("height"), report.get("status"))
+    return {"label": label, "jobs": jobs, "wall": wall, "own": sum(seconds.values()), "pages": len(results),
+            "results": results, "seconds": seconds}
 
 
-def run_peer(pages, jobs, workdir, label, rule="schedule"):
+def run_peer(pages, jobs, workdir, label, command):
+    """N = jobs processes of `command`, each over every jobs-th page; their results merged."""
     processes, outs = [], []
     started = time.monotonic()
     for index in range(jobs):
@@ -89,17 +116,19 @@ def run_peer(pages, jobs, workdir, label, rule="schedule"):
         outs.append(out)
         environment = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
         processes.append(subprocess.Popen(
-            [PEER_PYTHON, PEER, "--rule", rule, "--width", str(WIDTH), "--out", out, "--list", listing],
+            command + ["--width", str(WIDTH), "--out", out, "--list", listing],
             env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     for process in processes:
         process.wait()
     wall = time.monotonic() - started
-    own, results = 0.0, {}
+    results, seconds = {}, {}
     for out in outs:
         for record in read_lines(out) if os.path.exists(out) else []:
-            own += record.get("seconds") or 0
-            results[record["page"].replace("file://", "")] = (record.get("height"), "error" if record.get("error") else "ok")
-    return {"label": label, "jobs": jobs, "wall": wall, "own": own, "pages": len(results), "results": results}
+            page = record["page"].replace("file://", "")
+            seconds[page] = record.get("seconds") or 0
+            results[page] = (record.get("height"), "error" if record.get("error") else "ok")
+    return {"label": label, "jobs": jobs, "wall": wall, "own": sum(seconds.values()), "pages": len(results),
+            "results": results, "seconds": seconds}
 
 
 def row(run, count):
@@ -108,64 +137,134 @@ def row(run, count):
             f"| {between:.0f} | {run['pages']} |")
 
 
+def percentile(values, share):
+    """Nearest rank: the smallest value with at least `share` of the values at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)] if ordered else float("nan")
+
+
+def timing_row(run):
+    own = list(run["seconds"].values())
+    not_ok = sum(1 for _, status in run["results"].values() if status != "ok")
+    return (f"| {run['label']} | {run['jobs']} | {percentile(own, 0.5):.3f} | {percentile(own, 0.99):.3f} "
+            f"| {max(own, default=float('nan')):.3f} | {not_ok} |")
+
+
+def slowest_lines(mine, chromium, jobs):
+    """The ten slowest pages of pageheight's runs at N = jobs (mean of the runs), with the Chromium peer's."""
+    mean = {page: statistics.mean(r["seconds"].get(page, 0) for r in mine) for page in mine[-1]["seconds"]}
+    lines = [f"Ten slowest pages of pageheight's at N = {jobs} (own seconds, mean of {len(mine)} runs), and the "
+             "Chromium peer's at the same N:", "",
+             "| page | pageheight s | height, status | Chromium peer s | height, status |",
+             "| --- | --- | --- | --- | --- |"]
+    for page in sorted(mean, key=mean.get, reverse=True)[:10]:
+        height, status = mine[-1]["results"][page]
+        theirs = chromium["results"].get(page, (None, "missing"))
+        lines.append(f"| {os.path.relpath(page, CORPUS)} | {mean[page]:.3f} | {height} {status} "
+                     f"| {chromium['seconds'].get(page, float('nan')):.3f} | {theirs[0]} {theirs[1]} |")
+    return lines + [""]
+
+
+def height_line(mine, chromium):
+    """How far Chromium's heights are from pageheight's: a sanity check, not an agreement."""
+    ratios = [chromium["results"][page][0] / height for page, (height, _) in mine["results"].items()
+              if height and chromium["results"].get(page, (None,))[0]]
+    if not ratios:
+        return "Chromium's heights: none to compare."
+    near = sum(1 for r in ratios if abs(r - 1) <= 0.1)
+    return (f"Chromium's heights (another engine: not an agreement, a sanity check): {len(ratios)} pages with a height "
+            f"on both sides, Chromium / pageheight median {statistics.median(ratios):.2f}, "
+            f"{near} within 10%, range {min(ratios):.2f}-{max(ratios):.2f}.")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, help="a spread subset of this many pages (a trial)")
-    parser.add_argument("--jobs", default="1,4", help="parallelism for both sides, comma-separated (default 1,4)")
+    parser.add_argument("--jobs", default="1,4", help="parallelism for every side, comma-separated (default 1,4)")
+    parser.add_argument("--peers", default=",".join(PEER_NAMES),
+                        help=f"the peers to run, comma-separated, from {', '.join(PEER_NAMES)} (default: all)")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="skip pageheight --clock real --until schedule and the agreement with it")
     parser.add_argument("--markdown", help="also write the Markdown section here")
     parser.add_argument("--raw", help="write every run's per-page results as JSON here")
     parser.add_argument("--rule", choices=["default", "quick"], default="default",
-                        help="default: pageheight's default rule against the peer's whole schedule, and the "
+                        help="default: pageheight's default rule against the peers' whole schedule, and the "
                              "agreement with --clock real --until schedule; quick: --until quick against the "
-                             "peer's quick rule, and the agreement between the two (issue 29)")
+                             "PyGObject peer's quick rule, and the agreement between the two (issue 29); the "
+                             "Chromium peer runs its budget either way")
     arguments = parser.parse_args()
+    peers = [name for name in arguments.peers.split(",") if name]
+    unknown = [name for name in peers if name not in PEER_NAMES]
+    if unknown:
+        parser.error(f"unknown peer {', '.join(unknown)} (known: {', '.join(PEER_NAMES)})")
     pages = corpus_pages(arguments.pages)
     jobs_list = [int(j) for j in arguments.jobs.split(",")]
     quick = arguments.rule == "quick"
     mine_args = ["--until", "quick"] if quick else ["--clock", "virtual"]
     mine_label = "pageheight --until quick" if quick else "pageheight virtual"
-    peer_label = "PyGObject peer, quick rule" if quick else "PyGObject peer, 5.3 s schedule"
+    commands = {name: peer_command(name, arguments.rule) for name in peers}
     runs = []
     with tempfile.TemporaryDirectory(prefix="pageheight-clock-bench-") as workdir:
         for jobs in jobs_list:
-            print(f"N = {jobs}: {mine_label}, {peer_label}, {mine_label}", file=sys.stderr)
+            order = [mine_label] + [commands[name][0] for name in peers] + [mine_label]
+            print(f"N = {jobs}: {', '.join(order)}", file=sys.stderr)
             runs.append(run_pageheight(pages, jobs, mine_args, workdir, f"{mine_label} #1"))
-            runs.append(run_peer(pages, jobs, workdir, peer_label, "quick" if quick else "schedule"))
+            for name in peers:
+                label, command = commands[name]
+                runs.append(dict(run_peer(pages, jobs, workdir, label, command), peer=name))
             runs.append(run_pageheight(pages, jobs, mine_args, workdir, f"{mine_label} #2"))
+        reference = None
         if quick:
-            reference = [r for r in runs if r["label"] == peer_label][-1]
-        else:
+            reference = ([r for r in runs if r.get("peer") == "pygobject"] or [None])[-1]
+        elif not arguments.no_reference:
             reference_jobs = max(jobs_list)
             print(f"reference: pageheight --clock real --until schedule, N = {reference_jobs}", file=sys.stderr)
             reference = run_pageheight(pages, reference_jobs, ["--clock", "real", "--until", "schedule"], workdir,
                                        "pageheight real, --until schedule (reference)")
     count = len(pages)
+    listed = runs + ([reference] if reference and not quick else [])
     lines = [f"{count} pages of ../shared/corpus/articles (readability and aeb source pages), width 390, "
-             f"pageheight --offline=block, the peer with loopback only. Between pages = (wall x N - sum of the pages' "
+             f"pageheight --offline=block, the peers with loopback only. Between pages = (wall x N - sum of the pages' "
              f"own wall-clock times) / pages.", "",
              "| contender | N | wall s | pages/s | sum of own s | between pages, ms/page | pages |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
-    lines += [row(run, count) for run in runs + ([] if quick else [reference])]
+    lines += [row(run, count) for run in listed]
     lines.append("")
     for jobs in jobs_list:
         mine = [r for r in runs if r["jobs"] == jobs and r["label"].startswith("pageheight")]
-        peer = [r for r in runs if r["jobs"] == jobs and r["label"].startswith("PyGObject")][0]
         rate = statistics.median(count / r["wall"] for r in mine)
         between = statistics.median((r["wall"] * r["jobs"] - r["own"]) / count * 1000 for r in mine)
-        lines.append(f"- N = {jobs}: {mine_label} {rate:.2f} pages/s, between pages {between:.0f} ms/page (median of {len(mine)}), peer "
-                     f"{count / peer['wall']:.2f}: **{rate / (count / peer['wall']):.1f}x**")
+        against = [f"{peer['label']} {count / peer['wall']:.2f} pages/s: **{rate / (count / peer['wall']):.1f}x**"
+                   for peer in runs if peer["jobs"] == jobs and "peer" in peer]
+        lines.append(f"- N = {jobs}: {mine_label} {rate:.2f} pages/s, between pages {between:.0f} ms/page "
+                     f"(median of {len(mine)}); against " + ("; ".join(against) or "no peer"))
+    lines += ["", "Each page's own wall-clock seconds (pageheight: timings.realTotal; a peer: its per-page "
+              "seconds), and the pages whose status is not ok (pageheight: fallback, timeout, crashed...; a peer: "
+              "an error, such as a timeout):", "",
+              "| contender | N | p50 s | p99 s | max s | not ok |", "| --- | --- | --- | --- | --- | --- |"]
+    lines += [timing_row(run) for run in listed]
+    lines.append("")
+    for jobs in jobs_list:
+        chromium = [r for r in runs if r["jobs"] == jobs and r.get("peer") == "chromium-vt"]
+        if chromium:
+            mine = [r for r in runs if r["jobs"] == jobs and r["label"].startswith("pageheight")]
+            lines += slowest_lines(mine, chromium[0], jobs)
+    chromium = [r for r in runs if r.get("peer") == "chromium-vt"]
+    if chromium:
+        lines += [height_line(runs[-1], chromium[-1]), ""]
     virtual = runs[-1]["results"]
     differ = []
-    for page, (height, status) in sorted(reference["results"].items()):
+    for page, (height, status) in sorted(reference["results"].items()) if reference else []:
         mine = virtual.get(page)
         rounded = lambda h: None if h is None else round(h)  # noqa: E731
         # The peer's statuses are ok or error only: in quick mode the heights are compared.
         if mine is None or rounded(mine[0]) != rounded(height) or (not quick and mine[1] != status):
             differ.append((page, mine, (height, status)))
-    same = count - len(differ)
-    lines += ["", f"Agreement with {reference['label']} (N = {reference['jobs']}): {same} of {count} pages "
-              f"({100 * same / count:.1f}%) give the same height and status in {runs[-1]['label']} "
-              f"(N = {runs[-1]['jobs']}).", ""]
+    if reference:
+        same = count - len(differ)
+        lines += [f"Agreement with {reference['label']} (N = {reference['jobs']}): {same} of {count} pages "
+                  f"({100 * same / count:.1f}%) give the same height and status in {runs[-1]['label']} "
+                  f"(N = {runs[-1]['jobs']}).", ""]
     if differ:
         lines += ["| page | pageheight | reference |", "| --- | --- | --- |"]
         for page, mine, theirs in differ:
@@ -178,7 +277,7 @@ def main():
             f.write(text)
     if arguments.raw:
         with open(arguments.raw, "w") as f:
-            json.dump({"runs": runs + ([] if quick else [reference])}, f, indent=1)
+            json.dump({"runs": listed}, f, indent=1)
 
 
 if __name__ == "__main__":
