@@ -109,9 +109,9 @@ import Testing
 }
 
 @Suite struct OfflineModeArgumentsTests {
-    @Test func offlineAloneRefusesAndTakesAModeAfterAnEqualsSign() throws {
+    @Test func offlineAloneBlocksAndTakesAModeAfterAnEqualsSign() throws {
         let plain = try CommandLineArguments.parse(["--offline", "a.html"])
-        #expect(plain.options.offline && plain.options.offlineMode == .refuse && plain.pages == ["a.html"])
+        #expect(plain.options.offline && plain.options.offlineMode == .block && plain.pages == ["a.html"])
         let block = try CommandLineArguments.parse(["--offline=block", "a.html"])
         #expect(block.options.offline && block.options.offlineMode == .block)
         let refuse = try CommandLineArguments.parse(["batch", "--offline=refuse", "list.txt"])

@@ -26,7 +26,9 @@ struct RegressionSuiteTests {
         let block = try suite(#"{ "pages": ["card.html"], "offline": "block" }"#)
         #expect(block.options.offline && block.options.offlineMode == .block)
         let plain = try suite(#"{ "pages": ["card.html"], "offline": true }"#)
-        #expect(plain.options.offline && plain.options.offlineMode == .refuse)
+        #expect(plain.options.offline && plain.options.offlineMode == .block)
+        let refuse = try suite(#"{ "pages": ["card.html"], "offline": "refuse" }"#)
+        #expect(refuse.options.offline && refuse.options.offlineMode == .refuse)
         #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "offline": "nowhere" }"#) }
     }
 

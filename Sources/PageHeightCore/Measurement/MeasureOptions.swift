@@ -76,8 +76,9 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Refuse at once every request that is not for a local file or loopback (it fails as on a
     /// machine without network).
     public var offline: Bool = false
-    /// How requests for the network are stopped when `offline`.
-    public var offlineMode: OfflineMode = .refuse
+    /// How requests for the network are stopped when `offline`: blocked by default, the mode that
+    /// repeats.
+    public var offlineMode: OfflineMode = .block
     /// Hosts (`name` or `name:port`) the page may load from although they are on loopback or a
     /// private network (`--allow-host`); nil for none.
     public var allowedHosts: [String]?

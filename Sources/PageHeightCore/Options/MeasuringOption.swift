@@ -201,9 +201,11 @@ extension MeasuringOption {
 
     static let offline = MeasuringOption(
         name: "--offline", negation: nil, placeholder: "mode", valueIsOptional: true, suiteKey: .value("offline"),
-        help: "Stop at once every request but local files, loopback, data:, blob: and about:. MODE refuse (the default): "
-            + "each request fails as on a machine without network; block: WebKit's content blocker stops it before it is "
-            + "sent, at the same point every run. Both seed Math.random, so pages that pick content at random repeat.",
+        help: "Stop at once every request but local files, loopback, data:, blob: and about:. MODE block (the default): "
+            + "WebKit's content blocker stops each request before it is sent, at the same point of the page's work every "
+            + "run; refuse: each request fails as on a machine without network, at a moment the network process sets, "
+            + "so pages that race with their failing requests can differ from run to run. Both seed Math.random, so "
+            + "pages that pick content at random repeat.",
         defaultText: nil, rangeText: nil,
         read: { given, options throws(UsageError) in
             if let inline = given.inline {
