@@ -30,10 +30,13 @@ extension MeasureOptions {
         s.updatePending(PendingWork(frames: 1), at: 0.3)
         #expect(!s.pageIsIdle(network: 0, at: 0.3))
         #expect(s.idleBlocker(network: 0, at: 0.5) == "1 frame still loading")
+        // The driver's wait at real speed ends where the grace does, not at the next poll.
+        #expect(s.frameGraceEnds == 0.3 + MeasurementSession.frameGrace)
         #expect(s.pageIsIdle(network: 0, at: 0.3 + MeasurementSession.frameGrace))
         s.updatePending(PendingWork(frames: 1), at: 0.9) // still the same frame: the grace runs on
         #expect(s.pageIsIdle(network: 0, at: 0.9))
         s.updatePending(PendingWork(), at: 1.0)
+        #expect(s.frameGraceEnds == nil)
         s.updatePending(PendingWork(frames: 1), at: 2.0) // a new frame gets its own grace
         #expect(!s.pageIsIdle(network: 0, at: 2.1))
         #expect(!s.pageIsIdle(network: 2, at: 5), "the engine's requests in flight")

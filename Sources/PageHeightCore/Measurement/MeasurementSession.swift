@@ -88,6 +88,13 @@ public struct MeasurementSession: Sendable {
         idleBlocker(network: network, at: t) == nil
     }
 
+    /// When a child frame still loading stops holding the clock (`frameGrace` after it started to):
+    /// a wait at real speed ends there, not at the next poll. Nil when no frame is loading.
+    public var frameGraceEnds: Double? {
+        guard framesLoading > 0, let since = framesLoadingSince else { return nil }
+        return since + Self.frameGrace
+    }
+
     /// What keeps the page from being idle (the virtual clock then runs at real speed), for the
     /// log; nil when it is idle. `network`: the engine's count of the view's requests in flight.
     public func idleBlocker(network: Int, at t: Double) -> String? {

@@ -289,11 +289,14 @@ final class MeasurementDriver {
                     note("the clock runs at real speed: \(blocker)")
                 }
                 lastIdleBlocker = virtualClock ? session.idleBlocker(network: view.requestsInFlight, at: now) : nil
-                if let event = await view.inbox.next(until: wallClock(at), precise: precise) {
+                // A child frame's grace may end before `at`: the clock jumps again from there.
+                let graceEnds = virtualClock ? session.frameGraceEnds.flatMap { $0 > now && $0 < at ? $0 : nil } : nil
+                if let event = await view.inbox.next(until: wallClock(graceEnds ?? at), precise: precise) {
                     guard !Task.isCancelled else { return nil }
                     if case .end(let reason) = handle(event) { return reason }
                     continue
                 }
+                if graceEnds != nil { continue }
             }
             guard !Task.isCancelled else { return nil }
             switch wake {
