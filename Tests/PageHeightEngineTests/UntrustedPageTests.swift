@@ -37,7 +37,7 @@ struct UntrustedPageTests {
         let server = try #require(HostilePageTests.server)
         let filePage = Self.hostile.appendingPathComponent("downloads.html").path
         let httpPage = server.url(for: "hostile/downloads.html").absoluteString
-        for mode in [[], ["--offline"], ["--offline=block"]] {
+        for mode in [[], ["--offline=refuse"], ["--offline=block"]] {
             let root = try HostilePageTests.temporaryDirectory("downloads")
             let home = root.appendingPathComponent("home/user"), work = root.appendingPathComponent("work/a/b")
             let temporary = root.appendingPathComponent("tmp")
@@ -83,7 +83,7 @@ extension UntrustedPageTests {
         try template.replacingOccurrences(of: "<head>", with: "<head><script>window.PORT = \"\(server.port)\"; "
             + "window.NAMES = [\"\(host)\"]; window.OWN_ADDRESS = \"\(own)\";</script>")
             .write(to: page, atomically: true, encoding: .utf8)
-        for mode in [[], ["--offline"], ["--offline=block"]] {
+        for mode in [[], ["--offline=refuse"], ["--offline=block"]] {
             let options = try CommandLineArguments.parse(mode + ["--timeout", "5", "x"]).options
             server.resetCounts()
             let report = try await PageHeightEngine.shared().measure(.file(page.path), options: options)
