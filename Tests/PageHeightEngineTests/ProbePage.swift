@@ -123,6 +123,13 @@ final class ProbePage {
         return try ProbeReading.decodeClock(json).unwrap(json)
     }
 
+    /// Jumps the page's clock `ms` ahead; with `run`, its timers due on the way run each at its
+    /// own time (a run). The clock after the jump's dispatch.
+    func advance(by ms: Double, run: Bool) async throws -> PageClock {
+        let json = try await evaluate(ProbeScript.advanceByCall(ms: ms, run: run))
+        return try ProbeReading.decodeClock(json).unwrap(json)
+    }
+
     /// Reads `metric` (the probe's value) until `accept` holds or `seconds` passed; the last value.
     func value(within seconds: Double, until accept: (Double) -> Bool) async throws -> Double {
         let deadline = Date().addingTimeInterval(seconds)

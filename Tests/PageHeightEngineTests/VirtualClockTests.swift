@@ -119,6 +119,35 @@ struct VirtualClockTests {
         }
     }
 
+    /// A run (a jump with `run`, what the driver does over periodic timers): each tick due on the
+    /// way runs at its own time, in one jump; a plain jump runs the interval once, late.
+    @Test func aRunTicksAnIntervalAtEachOfItsTimes() async throws {
+        try await ProbePage.with(Self.html("""
+            <div style="height:100px"></div>
+            <script>
+              window.times = []; const start = Date.now();
+              setInterval(() => times.push(Date.now() - start), 50);
+            </script>
+            """), clock: .virtual) { page in
+            _ = try await page.advance(by: 1000, run: true)
+            var clock = try await page.clock()
+            for _ in 0..<100 where (clock.next ?? .infinity) <= clock.now {
+                try await Task.sleep(nanoseconds: 2_000_000)
+                clock = try await page.clock()
+            }
+            let ran = try await Self.numbers(page, "times")
+            #expect(ran.count >= 19, "ticks in the run (1000 ms of a 50 ms interval): \(ran)")
+            let gaps = zip(ran.dropFirst(), ran).map { $0 - $1 }
+            #expect(gaps.allSatisfy { $0 >= 45 && $0 <= 75 }, "each tick at its own time: gaps \(gaps)")
+            _ = try await page.advance(by: 1000, run: false)
+            try await Task.sleep(nanoseconds: 20_000_000)
+            let after = try await Self.numbers(page, "times")
+            // (and perhaps one tick in real time before it)
+            #expect((1...2).contains(after.count - ran.count), "a plain jump: one tick \(after.dropFirst(ran.count))")
+            #expect(after.count >= 2 && after[after.count - 1] - after[after.count - 2] >= 950, "late, at the jump's end")
+        }
+    }
+
     /// transition-2s.html: a jump of 2 s moves the running transition to its end with the clock.
     @Test func aJumpMovesAFiniteTransitionToItsEnd() async throws {
         try await ProbePage.with(Self.fixture("transition-2s.html"), clock: .virtual) { page in

@@ -38,13 +38,16 @@ public struct ClockJump: Codable, Sendable, Equatable {
     public var from: Double
     public var to: Double
     public var real: Double
-    /// What the jump was for: `timer` (the page's next timer), the rules' next step (`poll`,
+    /// What the jump was for: `timer` (the page's next timer), `timers` (a run over the page's
+    /// periodic timers: each tick ran at its own time on the way), the rules' next step (`poll`,
     /// `settle-check`, `timeout`), or `frames`: animation frames stepped one after another
     /// (`AnimationFrames`), one entry from the first step to the last, `real` at the last.
     public var reason: String
 
     /// The reason of stepped animation frames.
     public static let frames = "frames"
+    /// The reason of a run over the page's periodic timers.
+    public static let timers = "timers"
 
     public init(from: Double, to: Double, real: Double, reason: String) {
         (self.from, self.to, self.real, self.reason) = (from, to, real, reason)

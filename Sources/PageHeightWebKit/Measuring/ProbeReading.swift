@@ -81,6 +81,10 @@ struct PageClock: Decodable, Equatable, Sendable {
     /// When the earliest of the page's timers is due (periodic ones included); nil when it has
     /// none, or on the real clock, whose timers are not tracked to the end.
     var next: Double?
+    /// When the earliest of the child frames' timers is due; nil when they have none.
+    var childNext: Double?
+    /// When the earliest one-shot timer of any frame (pending work) is due; nil for none.
+    var oneShot: Double?
     /// The top frame's animation frame callbacks waiting for a frame (virtual clock only).
     var animationFrames: Int?
 }

@@ -68,10 +68,11 @@ enum ProbeScript {
     }
 
     /// Jumps the page's virtual clock `ms` ahead of its time now, in the same evaluation (no time
-    /// passes between reading the clock and jumping); the clock after it as JSON text.
-    static func advanceByCall(ms: Double) -> String {
+    /// passes between reading the clock and jumping); the clock after it as JSON text. With `run`,
+    /// the page's own timers due by then run on the way, each at its own time (a run, hooks.js).
+    static func advanceByCall(ms: Double, run: Bool = false) -> String {
         precondition(ms.isFinite, "a jump by \(ms)")
-        return "window.__pageheight ? window.__pageheight.advance(JSON.parse(window.__pageheight.clock()).now + \(ms)) : 'null'"
+        return "window.__pageheight ? window.__pageheight.advance(JSON.parse(window.__pageheight.clock()).now + \(ms)\(run ? ", true" : "")) : 'null'"
     }
 
     /// Moves the page's virtual clock `ms` ahead of its time now (0: not at all) and runs one

@@ -134,6 +134,7 @@ const children = new NativeMap();  // a child's window -> its last state (epoch 
 function state(cause) {
   const s = { timers: mapValues(timers), requests: requests, frames: 0, cause: cause };
   let next = VIRTUAL_CLOCK ? nextDue() : null;
+  let childNext = null;
   const gone = [];
   apply(mapForEach, children, [(child, source) => {
     let closed = true;
@@ -143,9 +144,10 @@ function state(cause) {
     s.requests += child.requests;
     s.frames += child.frames + (child.loading ? 1 : 0);
     if (child.next !== null && (next === null || child.next - origin < next)) next = child.next - origin;
+    if (child.next !== null && (childNext === null || child.next - origin < childNext)) childNext = child.next - origin;
   }]);
   for (let i = 0; i < gone.length; i++) apply(mapDelete, children, [gone[i]]);
-  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = next; s.animationFrames = framesWaiting(); }
+  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = next; s.childNext = childNext; s.animationFrames = framesWaiting(); }
   return s;
 }
 // The state as JSON text, written by hand: numbers and one string.
@@ -156,7 +158,8 @@ function encode(s) {
   let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"frames":' + number(s.frames)
     + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null');
   if (VIRTUAL_CLOCK) {
-    text += ',"offset":' + number(s.offset) + ',"next":' + number(s.next) + ',"animationFrames":' + number(s.animationFrames);
+    text += ',"offset":' + number(s.offset) + ',"next":' + number(s.next) + ',"childNext":' + number(s.childNext)
+      + ',"animationFrames":' + number(s.animationFrames);
   }
   return text + '}';
 }
@@ -314,7 +317,11 @@ if (window.XMLHttpRequest) {
 // frame, and tells the probe the new state at once, before the probe's dispatch returns. Timers
 // that became due run in the tasks that follow, each seeing the jumped time, as timers run late in
 // a busy browser, never early; a driver that jumps to `next` one timer at a time has each see its
-// own due time.
+// own due time. A jump with `"run": true` (a run) does that here, without a round trip per timer:
+// the clock goes to the earliest due timer, the timer runs in its task, the clock goes to the
+// next one due by `to`, and so on, then to `to`; while it goes on `next` is due (not after `now`).
+// The driver runs so only over this frame's periodic timers (a child frame's timers and a pending
+// one-shot timer each get a jump of their own).
 //
 // Frames: the hooks run in every frame, and every frame's page time is the same: real time plus
 // the one offset. A frame forwards each jump to its child frames by `postMessage` of its offset,
@@ -457,7 +464,10 @@ function installVirtualClock() {
   }
   function runDue() {
     const t = earliest();
-    if (!t || t.due > virtualNow()) return arm();
+    if (!t || t.due > virtualNow()) {
+      if (runUntil !== null) continueRun();
+      return arm();
+    }
     if (t.repeat === null) {
       apply(mapDelete, virtualTimers, [t.id]);
     } else {
@@ -475,8 +485,31 @@ function installVirtualClock() {
     } finally {
       nesting = outerNesting;
       runningTimerDelay = outerDelay;
+      if (runUntil !== null) continueRun();
       tell('timer');
     }
+  }
+  // A run (a jump with `run`): the clock goes to each timer due by `runUntil` in turn, each
+  // running in its own task at its own due time, then to `runUntil`.
+  let runUntil = null;             // virtual ms, while a run goes on
+  function startRun(to) {
+    const first = earliest();
+    if (first && first.due <= to) {
+      runUntil = to;
+      if (!moveTo(offset + (first.due - virtualNow()))) arm();
+    } else {
+      moveTo(offset + (to - virtualNow()));
+    }
+  }
+  function continueRun() {
+    const first = earliest();
+    if (first && first.due <= runUntil) {
+      if (first.due > virtualNow()) moveTo(offset + (first.due - virtualNow()));
+      return;
+    }
+    const to = runUntil;
+    runUntil = null;
+    if (to > virtualNow()) moveTo(offset + (to - virtualNow()));
   }
   function add(handler, delay, args, repeating) {
     const ms = mathMax(0, NativeNumber(delay) | 0); // the engine's conversion (WebIDL long): Infinity is 0
@@ -544,7 +577,9 @@ function installVirtualClock() {
     let request = null;
     try { request = parseJSON(read(eventDetail, e, 'detail')); } catch (error) {}
     try {
-      if (request && typeof request.to === 'number' && isFiniteNumber(request.to)) moveTo(offset + (request.to - virtualNow()));
+      if (request && typeof request.to === 'number' && isFiniteNumber(request.to)) {
+        if (request.run === true) startRun(request.to); else moveTo(offset + (request.to - virtualNow()));
+      }
       if (request && request.frame === true && framesWaiting()) { steppedAt = now(); runFrame(virtualNow()); }
     } finally {
       // The probe reads the new state before its dispatch returns (without `to`: only that).

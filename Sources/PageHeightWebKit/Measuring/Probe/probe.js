@@ -61,7 +61,7 @@ function value() {
 // timer of any kind in any frame (virtual ms; null on the real clock, or with no timer), as the
 // hooks in the page's world last told them.
 // `animationFrames`: the top frame's animation frame callbacks waiting for a frame (virtual clock).
-let hooked = { timers: [], requests: 0, frames: 0, offset: 0, next: null, animationFrames: 0 };
+let hooked = { timers: [], requests: 0, frames: 0, offset: 0, next: null, childNext: null, animationFrames: 0 };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
@@ -72,6 +72,7 @@ window.addEventListener(STATE_EVENT, (e) => {
              frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
              next: finite(state.next) ? state.next : null,
+             childNext: finite(state.childNext) ? state.childNext : null,
              animationFrames: finite(state.animationFrames) ? Math.floor(Math.max(0, Math.min(state.animationFrames, 1000000))) : 0 };
   // The page can send this event itself: its cause is capped like every string it controls.
   schedule(typeof state.cause === 'string' ? kept(state.cause, TEXT_KEPT) : null);
@@ -79,15 +80,16 @@ window.addEventListener(STATE_EVENT, (e) => {
 // The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
 const virtualNow = () => now() + hooked.offset;
 function clock() {
-  return { now: virtualNow(), offset: hooked.offset, next: hooked.next, animationFrames: hooked.animationFrames };
+  return { now: virtualNow(), offset: hooked.offset, next: hooked.next, childNext: hooked.childNext,
+           oneShot: hooked.timers.length ? hooked.timers[0] : null, animationFrames: hooked.animationFrames };
 }
 // Jumps the page's clock to `to` (virtual ms) if that is ahead; the hooks answer before the
 // dispatch returns. Returns the clock after it, as JSON text. On the real clock nothing listens.
 const dispatch = EventTarget.prototype.dispatchEvent;
 const NativeCustomEvent = window.CustomEvent;
-function advance(to) {
+function advance(to, run) {
   if (typeof to === 'number' && isFinite(to) && to > virtualNow()) {
-    dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify({ to: to }) }));
+    dispatch.call(window, new NativeCustomEvent(CLOCK_EVENT, { detail: stringify(run === true ? { to: to, run: true } : { to: to }) }));
   }
   return stringify(clock());
 }
