@@ -289,10 +289,9 @@ final class MeasurementDriver {
                 }
                 continue
             } else {
-                if virtualClock, let blocker = session.idleBlocker(network: view.requestsInFlight, at: now), blocker != lastIdleBlocker {
-                    note("the clock runs at real speed: \(blocker)")
-                }
-                lastIdleBlocker = virtualClock ? session.idleBlocker(network: view.requestsInFlight, at: now) : nil
+                let blocker = virtualClock ? session.idleBlocker(network: view.requestsInFlight, at: now) : nil
+                if let blocker, blocker != lastIdleBlocker { note("the clock runs at real speed: \(blocker)") }
+                lastIdleBlocker = blocker
                 // A child frame's grace may end before `at`: the clock jumps again from there.
                 let graceEnds = virtualClock ? session.frameGraceEnds.flatMap { $0 > now && $0 < at ? $0 : nil } : nil
                 if let event = await view.inbox.next(until: wallClock(graceEnds ?? at), precise: precise) {
