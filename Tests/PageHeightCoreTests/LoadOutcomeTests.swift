@@ -58,4 +58,18 @@ import Testing
         #expect(!EndReason.timedOut(stalledSince: nil).pageCanAnswer(loadFinished: false), "the load never finished")
         #expect(!EndReason.timedOut(stalledSince: 3).pageCanAnswer(loadFinished: true), "an evaluation never came back")
     }
+
+    /// Issue 47.9: a verdict, or a load that finished, after the timeout is a timeout; a failure
+    /// keeps its reason.
+    @Test func anEndReachedAfterTheTimeoutIsATimeout() {
+        for end: EndReason in [.settled, .runaway, .viewDependent, .javascriptDisabled, .navigationLoop(attempts: 30)] {
+            #expect(end.reached(atReal: 18.83, timeout: 15, stalledSince: nil) == .timedOut(stalledSince: nil), "\(end)")
+            #expect(end.reached(atReal: 18.83, timeout: 15, stalledSince: 2) == .timedOut(stalledSince: 2), "\(end)")
+            #expect(end.reached(atReal: 14.99, timeout: 15, stalledSince: nil) == end, "\(end)")
+            #expect(end.reached(atReal: 15, timeout: 15, stalledSince: nil) == end, "\(end)")
+        }
+        for end: EndReason in [.loadFailed("HTTP 500"), .crashed("killed"), .timedOut(stalledSince: 3)] {
+            #expect(end.reached(atReal: 30, timeout: 15, stalledSince: nil) == end, "\(end)")
+        }
+    }
 }

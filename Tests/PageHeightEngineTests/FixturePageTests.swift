@@ -222,13 +222,14 @@ struct FixturePageTests {
 
     /// A page measured in a batch, whose views are made ready for the next page while a page is
     /// measured, gives the report it gives alone in a new view: the fixture pages of the default
-    /// options, in list order with two jobs and in reverse order with one.
+    /// options and a page that reads `history.length`, in list order with two jobs and in
+    /// reverse order with one.
     @Test func aBatchGivesEachPageItsReportAlone() async throws {
         let engine = try PageHeightEngine.shared()
         let options = try CommandLineArguments.parse(["x"]).options
         let pages = try Self.cases.filter { $0.arguments.isEmpty }.map { fixture in
             fixture.servedOverHTTP ? try #require(Self.server).url(for: fixture.pageName).absoluteString : fixture.page.path
-        }
+        } + [FixtureCase.pagesDirectory.appendingPathComponent("hostile/reads-history.html").path] // its history is a fresh view's
         var alone: [String: PageReport] = [:]
         for page in Set(pages) {
             let source: PageSource = page.hasPrefix("http") ? .url(page) : .file(page)
@@ -237,6 +238,7 @@ struct FixturePageTests {
             if (report.timings.realTotal ?? report.timings.total) < 3 { alone[page] = report }
         }
         #expect(alone.count >= 30)
+        #expect(alone[pages.last!]?.height == 510, "reads-history alone: \(alone[pages.last!]?.height ?? -1)")
         for (order, jobs) in [(alone.keys.sorted(), 2), (alone.keys.sorted().reversed(), 1)] {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).jsonl").path
             defer { try? FileManager.default.removeItem(atPath: path) }

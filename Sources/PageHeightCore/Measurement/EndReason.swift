@@ -19,3 +19,17 @@ public enum EndReason: Sendable, Equatable {
     case loadFailed(String)
     case crashed(String)
 }
+
+extension EndReason {
+    /// The end as the timeout sees it, given the real time (seconds since the load started) at
+    /// which it was reached: a verdict, or a load that finished, after `timeout` is a timeout,
+    /// however it came to be late (a machine so busy that the timeout's own wake-up came after
+    /// the page's events). A failure keeps its own reason: it says more.
+    public func reached(atReal realTime: Double, timeout: Double, stalledSince: Double?) -> EndReason {
+        switch self {
+        case .loadFailed, .crashed, .timedOut: return self
+        case .settled, .runaway, .viewDependent, .javascriptDisabled, .navigationLoop:
+            return realTime > timeout ? .timedOut(stalledSince: stalledSince) : self
+        }
+    }
+}

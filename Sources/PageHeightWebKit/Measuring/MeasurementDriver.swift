@@ -78,7 +78,10 @@ final class MeasurementDriver {
         // A filter given to a view takes effect in its web process some time later: a page loaded
         // at once would have some of its requests filtered and some not, differently each run.
         // A blank page loaded after the change comes back only once the web process has it.
-        if view.adopt(boundary) { _ = await view.blank(height: Double(options.height)) }
+        // A new view has no history yet: its blank page makes the history every page starts from.
+        if view.adopt(boundary) || (options.javascript && !view.hasHistoryBase) {
+            _ = await view.blank(height: Double(options.height))
+        }
         view.inbox.clear()
         view.setClock(virtual: virtualClock)
         view.setDrawn(snapshotPath != nil || PageView.drawsEveryPage)
@@ -98,7 +101,9 @@ final class MeasurementDriver {
         await withTaskGroup(of: (EndReason, Double)?.self) { group in
             group.addTask { await self.measureUntilCancelled() }
             group.addTask { await self.timeout() }
-            let first = await group.next() ?? nil
+            let first = (await group.next() ?? nil).map { end, at in
+                (end.reached(atReal: realNow, timeout: options.timeout, stalledSince: stalledSince), at)
+            }
             group.cancelAll()
             // The other child ends soon: every wait of the steps returns when cancelled.
             while let other = await group.next() {
@@ -112,8 +117,10 @@ final class MeasurementDriver {
         await measure().map { ($0, now) }
     }
 
+    /// Sleeps until the timeout after the load's start (not after this task's own start, which
+    /// a busy executor can delay).
     private func timeout() async -> (EndReason, Double)? {
-        await GLibClock.sleep(options.timeout)
+        await GLibClock.sleep(max(0, startedAt + options.timeout - GLibClock.now))
         guard !Task.isCancelled else { return nil }
         note(virtualClock ? "the real-time cap passed: \(Seconds.format(options.timeout)) on the wall clock"
             : "timeout after \(Seconds.format(options.timeout))")
@@ -219,6 +226,11 @@ final class MeasurementDriver {
         case .finished where session.finishedAt == nil:
             session.loadFinished(at: now)
             note("load finished")
+            if realNow > options.timeout {
+                // The timeout's own wake-up is late (a busy machine): the load was not in time.
+                note("the load finished after the timeout (\(Seconds.format(options.timeout)) on the wall clock)")
+                return .timedOut(stalledSince: nil)
+            }
         default:
             break
         }

@@ -132,6 +132,12 @@ final class PageView {
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
     /// The content filter of the page loaded last (`SubresourceBoundary`), referenced here.
     private(set) var boundary: OpaquePointer?
+    /// The view's session history when it held one blank page and nothing else, restored before
+    /// every page (`load`): each page then finds a fresh view's history (`history.length` 1),
+    /// whatever pages the view showed before it. Without it the length counts them all.
+    private var historyBase: OpaquePointer?
+    /// Whether the view has its `historyBase`: a page must not be loaded without it (blank first).
+    var hasHistoryBase: Bool { historyBase != nil }
     private let zoom: Double
     private let cssWidth: Int
     private let javascript: Bool
@@ -264,6 +270,7 @@ final class PageView {
         close()
         if let hooks { webkit_user_script_unref(hooks.script) }
         if let undrawn { webkit_user_style_sheet_unref(undrawn) }
+        if let historyBase { webkit_web_view_session_state_unref(historyBase) }
         g_object_unref(UnsafeMutableRawPointer(view))
         g_object_unref(UnsafeMutableRawPointer(manager))
     }
@@ -308,7 +315,12 @@ final class PageView {
             }
             // The blank document's own load-finished comes before this answer (the web
             // process reports a load complete before it runs the next script).
-            if text == expected && webkit_web_view_is_loading(view) == 0 { return true }
+            if text == expected && webkit_web_view_is_loading(view) == 0 {
+                if historyBase == nil, webkit_back_forward_list_get_length(webkit_web_view_get_back_forward_list(view)) == 1 {
+                    historyBase = webkit_web_view_get_session_state(view)
+                }
+                return true
+            }
             await GLibClock.sleep(0.01) // still resizing, or still loading
         }
         return false
@@ -496,6 +508,7 @@ final class PageView {
     func load(_ source: PageSource) {
         renewed = false
         ph_clear_failed_resources(view)
+        if let historyBase { webkit_web_view_restore_session_state(view, historyBase) }
         noteWebProcess { start(source) }
     }
 
