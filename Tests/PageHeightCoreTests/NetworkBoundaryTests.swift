@@ -78,4 +78,62 @@ import Testing
             #expect(!blocked(url), "\(url) should not be blocked")
         }
     }
+
+    /// Issue 47.5: the symbolic links under a page's directory that leave it, or loop, or alias
+    /// a path that does, are found; links that stay inside are not.
+    @Test func linksThatLeaveThePagesDirectoryAreFound() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let page = base + "/page", manager = FileManager.default
+        for directory in [page + "/sub", page + "/ok", base + "/outside"] {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        manager.createFile(atPath: page + "/ok/x.css", contents: Data())
+        for (link, target) in [("out", "../outside"), ("root", "/"), ("loop", "."), ("sub/up", "../../outside"),
+                               ("same", "sub"), ("okdir", "ok"), ("fine.css", "ok/x.css"), ("dangling", "nowhere"),
+                               ("ok/back", "..")] {
+            try manager.createSymbolicLink(atPath: page + "/" + link, withDestinationPath: target)
+        }
+        let walk = LinksOut.walk(page)
+        #expect(walk.complete)
+        #expect(walk.blockedPaths == ["dangling", "loop", "ok/back", "okdir", "out", "root", "same", "sub/up"], "\(walk)")
+        #expect(!LinksOut.walk(page, budget: 3).complete)
+        #expect(LinksOut.walk(base + "/missing") == .none)
+    }
+
+    /// The rules block the paths through those links and the spellings that reach them by
+    /// another text, and keep the rest of the directory readable; a directory too large to walk
+    /// leaves only the files directly in it.
+    @Test func theFilterBlocksLinksOutAndTheirSpellings() throws {
+        func decide(_ rules: String) throws -> (String) -> Bool {
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(rules.utf8)) as? [[String: [String: String]]])
+            let steps = try list.map { rule in
+                (try NSRegularExpression(pattern: try #require(rule["trigger"]?["url-filter"]), options: .caseInsensitive),
+                 rule["action"]?["type"] == "block")
+            }
+            return { url in
+                var blocked = false
+                for (expression, block) in steps
+                where expression.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil {
+                    blocked = block
+                }
+                return blocked
+            }
+        }
+        let blocked = try decide(SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [],
+                                                           links: { _ in LinksOut(blockedPaths: ["out", "sub/up"], complete: true) }))
+        for url in ["out", "out/x.js", "%6Fut/x.js", "%6f%75%74/x.js", "out//x.js", "sub/up", "sub/up/x.css", "sub//up/x.css",
+                    "sub%2Fup/x.css", "out?x", "out#x"] {
+            #expect(blocked("file:///site/a%20b/" + url), "\(url) should be blocked")
+        }
+        for url in ["page.html", "outer.css", "out.css", "sub/x.css", "sub/upper.css", "img/%C3%A9t%C3%A9%20(1).png"] {
+            #expect(!blocked("file:///site/a%20b/" + url), "\(url) should be readable")
+        }
+        #expect(blocked("file:///etc/passwd"))
+        let flat = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [],
+                                                        links: { _ in LinksOut(blockedPaths: [], complete: false) }))
+        #expect(!flat("file:///site/style.css") && flat("file:///site/img/a.png"))
+        let none = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [], links: { _ in .none }))
+        #expect(!none("file:///site/img/%41.png") && !none("file:///site/img//a.png"))
+    }
 }

@@ -5,7 +5,10 @@ import Foundation
 ///
 /// - local files only from the page's own directory and below (for HTML given with a base URL,
 ///   a template's or standard input's: the base's directory, and the directories it names as
-///   also readable: a template's fragment's);
+///   also readable: a template's fragment's), and not through a symbolic link that leads out
+///   of it (`LinksOut`): those links' paths are blocked, and with them every spelling that could
+///   reach them by another text (a percent-escaped ASCII character, an empty path segment);
+///   only the files directly in a directory too large to walk;
 /// - nothing on loopback (`localhost`, `127.0.0.0/8`, `[::1]`) unless the page itself is served
 ///   from loopback, nothing on private addresses (`10/8`, `172.16/12`, `192.168/16`,
 ///   `169.254/16`, `[fc00::/7]`, `[fe80::/10]`, `0.0.0.0`) or on this machine's own addresses
@@ -29,7 +32,9 @@ package enum SubresourceBoundary {
 
     /// The filter's rules (content-blocker JSON) for a page loaded from `source`.
     /// - Parameter localAddresses: this machine's own addresses (IPv6 without brackets).
-    package static func rules(for source: PageSource, allowedHosts: [String], localAddresses: [String] = []) -> String {
+    /// - Parameter links: what leaves a readable directory (a path), `LinksOut.walk` by default.
+    package static func rules(for source: PageSource, allowedHosts: [String], localAddresses: [String] = [],
+                              links: (String) -> LinksOut = { LinksOut.walk($0) }) -> String {
         // Local files: `file:///` and `file://localhost/`. A saved page's `//host/` links become
         // `file://host/…` from a file page: another machine's file, which never loads here;
         // they fail as they always did (stopped at once, they made some pages lay out
@@ -43,10 +48,26 @@ package enum SubresourceBoundary {
             blocks += privateNetworks.flatMap(hostPrefixes)
             blocks += local.flatMap { hostPrefixes(escape($0)) }
         }
-        var exceptions: [String] = []
-        if let directory = fileDirectory(source) { exceptions.append("^" + escape(directory)) }
+        var readable: [String] = []
+        if let directory = fileDirectory(source) { readable.append(directory) }
         if case .html(_, _, let alsoReadable) = source {
-            exceptions += alsoReadable.filter { $0.hasPrefix("file:///") && $0.hasSuffix("/") }.map { "^" + escape($0) }
+            readable += alsoReadable.filter { $0.hasPrefix("file:///") && $0.hasSuffix("/") }
+        }
+        var exceptions = readable.map { "^" + escape($0) }
+        var reblocks: [String] = []
+        for directory in readable {
+            guard let path = URL(string: directory)?.path else { continue }
+            let out = links(path)
+            let prefix = "^" + escape(directory)
+            if !out.complete { reblocks.append(prefix + "[^?#]*/") }
+            guard !out.blockedPaths.isEmpty || !out.complete else { continue }
+            // The network process opens the path GIO decodes from the URL: `%6Fut/` is `out/`,
+            // `a//out` is `a/out`. Escaped ASCII and empty segments are refused here.
+            reblocks += [prefix + "[^?#]*%2[ef]", prefix + "[^?#]*%[3-7][0-9a-f]", prefix + "[^?#]*//"]
+            for link in out.blockedPaths {
+                let url = escape(URL(fileURLWithPath: path + "/" + link, isDirectory: false).absoluteString)
+                reblocks += ["^" + url + "$", "^" + url + "[/?#]"]
+            }
         }
         for allowed in allowedHosts {
             let (name, port) = split(allowed)
@@ -54,6 +75,7 @@ package enum SubresourceBoundary {
             exceptions.append("^[a-z]+://" + escape(name) + (port.map { ":" + $0 } ?? "(:[0-9]+)?") + "$")
         }
         let rules = blocks.map { rule($0, "block") } + exceptions.map { rule($0, "ignore-previous-rules") }
+            + reblocks.map { rule($0, "block") }
         return "[" + rules.joined(separator: ",") + "]"
     }
 

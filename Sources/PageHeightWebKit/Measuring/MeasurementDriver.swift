@@ -224,13 +224,13 @@ final class MeasurementDriver {
                 return .loadFailed("WebKit refused to load \(url.prefix(200)) (a restricted port?) and showed about:blank")
             }
         case .finished where session.finishedAt == nil:
-            session.loadFinished(at: now)
-            note("load finished")
             if realNow > options.timeout {
-                // The timeout's own wake-up is late (a busy machine): the load was not in time.
+                // The timeout's own wake-up is late (a busy machine): the load did not finish in time.
                 note("the load finished after the timeout (\(Seconds.format(options.timeout)) on the wall clock)")
                 return .timedOut(stalledSince: nil)
             }
+            session.loadFinished(at: now)
+            note("load finished")
         default:
             break
         }
