@@ -104,8 +104,31 @@ public struct BatchSummary: Sendable, Equatable {
     /// The first pages not ok, as `name (status)`.
     public var notOKNames: [String] = []
 
+    /// Of `done`, the results a resumed run found already in its file (`including`).
+    public var earlier = 0
+
     public var done: Int { counts.values.reduce(0, +) }
     public var notOK: Int { done - (counts[.ok] ?? 0) }
+
+    /// The summary of the whole file a resumed run completes: `earlier` (its results from before,
+    /// each named as `names` has its index) counted with this run's, out of `total` pages.
+    public func including(_ earlier: [ResumeCheck.Recorded], names: [Int: String], total: Int) -> BatchSummary {
+        var whole = self
+        whole.total = total
+        whole.earlier = earlier.count
+        var earlierNotOK: [String] = []
+        for result in earlier.sorted(by: { $0.index < $1.index }) {
+            let status = result.status ?? .loadError // a line without a status
+            whole.counts[status, default: 0] += 1
+            if status != .ok, earlierNotOK.count < RunProgress.namedNotOK {
+                earlierNotOK.append("\(names[result.index] ?? result.url) (\(status.rawValue))")
+            }
+            if let seconds = result.seconds { whole.seconds.append(seconds) }
+        }
+        whole.seconds.sort()
+        whole.notOKNames = Array((earlierNotOK + notOKNames).prefix(RunProgress.namedNotOK))
+        return whole
+    }
 
     public func percentile(_ p: Double) -> Double? {
         guard !seconds.isEmpty else { return nil }
@@ -116,8 +139,9 @@ public struct BatchSummary: Sendable, Equatable {
     /// The summary lines printed on stderr at the end.
     public var text: String {
         let statuses = PageStatus.allCases.compactMap { status in counts[status].map { "\(status.rawValue) \($0)" } }
-        let rate = wall > 0 ? Double(done) / wall : 0
-        var lines = ["\(done) of \(total) pages: " + (statuses.isEmpty ? "none" : statuses.joined(separator: ", "))]
+        let rate = wall > 0 ? Double(done - earlier) / wall : 0
+        let resumed = earlier > 0 ? " (\(earlier) from before this run, \(done - earlier) measured now)" : ""
+        var lines = ["\(done) of \(total) pages\(resumed): " + (statuses.isEmpty ? "none" : statuses.joined(separator: ", "))]
         if let p50 = percentile(50), let p95 = percentile(95) {
             lines.append(String(format: "seconds per page: p50 %.2f, p95 %.2f; wall %.1f s, %.2f pages/s", p50, p95, wall, rate))
         }

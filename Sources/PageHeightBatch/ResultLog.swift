@@ -1,4 +1,5 @@
 import Foundation
+import PageHeightCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,7 +74,9 @@ public final class ResultLog: @unchecked Sendable {
                         done.insert(index)
                         let options = (object["options"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
                         recorded.append(ResumeCheck.Recorded(index: index, url: object["url"] as? String ?? "",
-                                                             options: options.map { String(decoding: $0, as: UTF8.self) } ?? "{}"))
+                                                             options: options.map { String(decoding: $0, as: UTF8.self) } ?? "{}",
+                                                             status: (object["status"] as? String).flatMap { PageStatus(rawValue: $0) },
+                                                             seconds: (object["timings"] as? [String: Any])?["total"] as? Double))
                     }
                 }
                 if repaired { ftruncate(fd, off_t(keep)) }

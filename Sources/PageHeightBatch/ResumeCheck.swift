@@ -11,9 +11,12 @@ public enum ResumeCheck {
         public var url: String
         /// The result's `options` object, as JSON text.
         public var options: String
+        /// Its status, and its `timings.total` (nil when the line has none).
+        public var status: PageStatus?
+        public var seconds: Double?
 
-        public init(index: Int, url: String, options: String) {
-            (self.index, self.url, self.options) = (index, url, options)
+        public init(index: Int, url: String, options: String, status: PageStatus? = nil, seconds: Double? = nil) {
+            (self.index, self.url, self.options, self.status, self.seconds) = (index, url, options, status, seconds)
         }
     }
 

@@ -145,8 +145,8 @@ func runCheck(_ arguments: [String]) async -> Int32 {
 
     if parsed.update {
         // A page that could not be measured is a broken case, not a baseline: recorded, a typo in a
-        // path would keep CI green for good.
-        let broken: Set<PageStatus> = [.loadError, .timeout, .crashed]
+        // path would keep CI green for good. A runaway has no height of its own to regress against.
+        let broken: Set<PageStatus> = [.loadError, .timeout, .crashed, .runaway]
         let refused = results.filter { broken.contains($0.outcome.status) && !parsed.acceptedStatuses.contains($0.outcome.status) }
         let measured = results.filter { result in !refused.contains { $0.testCase == result.testCase } }
             .map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height) }
@@ -173,8 +173,11 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
         }
         for result in refused {
+            let why = result.outcome.status == .runaway
+                ? "a runaway has no height of its own to regress against: fix the page, measure it with --no-fit, or"
+                : "fix the page, or"
             print("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
-                + "(fix the page, or --accept-status \(result.outcome.status.rawValue) to record it)")
+                + "(\(why) --accept-status \(result.outcome.status.rawValue) to record it)")
         }
         print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)")
         return refused.isEmpty ? 0 : 1

@@ -62,10 +62,12 @@ func run() async -> Int32 {
             FileHandle.standardError.write(Data("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n".utf8))
             allOK = false
         }
-        if sources.count > 1 {
+        if sources.count > 1, arguments.json {
             StandardOutput.line(ReportEncoding.jsonLine(report))
         } else if arguments.json {
             StandardOutput.line(ReportEncoding.prettyJSON(report))
+        } else if sources.count > 1 {
+            StandardOutput.line(arguments.pages[index] + ": " + SummaryLine.format(report))
         } else {
             StandardOutput.line(SummaryLine.format(report))
         }
@@ -123,9 +125,8 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     }
     guard let engine = startEngine(fonts: arguments.options.fonts) else { return 70 }
     let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
-    let listArgument = arguments.pages[0]
     PageHeightEngine.onDisplayLost { [out = arguments.out] in
-        let resume = out.map { "; `pageheight batch --resume --out \($0) \(listArgument)` measures the rest" } ?? ""
+        let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""
         FileHandle.standardError.write(Data(("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
             + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n").utf8))
     }
@@ -135,7 +136,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     Interruption.shared.onSignal { [out = arguments.out] in
         let written = log.stopWriting()
         progress.finish()
-        let resume = out.map { "; `pageheight batch --resume --out \($0) \(listArgument)` measures the rest" } ?? ""
+        let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""
         var lines = ["interrupted: " + progress.line()]
         if let notOK = progress.notOKText { lines.append(notOK) }
         lines.append("\(written) results were written\(out.map { " to \($0)" } ?? "")\(resume)")
@@ -147,11 +148,16 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
                              retries: arguments.retries, template: template, log: log, progress: progress,
                              steps: arguments.verbose ? pageSteps : nil) { error, summary in
-        let resume = arguments.out.map { "; `--resume --out \($0)` continues" } ?? ""
+        let resume = arguments.out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` continues" } ?? ""
         StandardOutput.fail(error, note: "\(summary.done) results were written before it\(resume)")
     }
-    let summary = await runner.run(remaining)
-    if arguments.progress || !remaining.isEmpty {
+    var summary = await runner.run(remaining)
+    if arguments.resume {
+        // The exit status and the summary describe the whole file, not only this run's pages.
+        let names = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { first, _ in first })
+        summary = summary.including(log.recorded.filter { names[$0.index] != nil }, names: names, total: list.entries.count)
+    }
+    if arguments.progress || !remaining.isEmpty || arguments.resume {
         StandardError.write(summary.text + "\n")
     }
     return summary.notOK == 0 ? 0 : 1

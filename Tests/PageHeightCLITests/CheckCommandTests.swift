@@ -130,8 +130,8 @@ struct CheckCommandTests {
         #expect(result.stdout.contains("no baseline at \(directory.path)/suite.baseline.json"))
     }
 
-    /// A page that cannot be measured is never recorded as a baseline by `--update` (exit 1, and
-    /// the next check still fails), unless `--accept-status` says so; a template that does not
+    /// A page that cannot be measured, or a runaway, is never recorded as a baseline by `--update`
+    /// (exit 1, and the next check still fails), unless `--accept-status` says so; a template that does not
     /// exist is a usage error before anything is measured.
     @Test func updateNeverRecordsABrokenPageAndAMissingTemplateIsAUsageError() throws {
         let directory = try workspace("broken", suite: #"{ "pages": ["card.html", "stalls.html"] }"#)
@@ -147,6 +147,17 @@ struct CheckCommandTests {
         #expect(check.status == 1 && check.stdout.contains("1 without baseline"), "\(check.stdout)")
         let accepted = try PageHeightBinary.run(["check", "--offline", "--timeout", "2", "--update", "--accept-status", "timeout"], in: directory)
         #expect(accepted.status == 0, "\(accepted.stdout)")
+
+        // A runaway has no height of its own: not recorded unless accepted.
+        try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("vh-footer.html"),
+                                         to: directory.appendingPathComponent("runaway.html"))
+        try #"{ "pages": ["runaway.html"] }"#.write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        let runaway = try PageHeightBinary.run(["check", "--offline", "--update"], in: directory)
+        #expect(runaway.status == 1 && runaway.stdout.contains("! runaway.html (width 390, font 16, zoom 1): runaway ")
+                && runaway.stdout.contains("a runaway has no height of its own to regress against"), "\(runaway.stdout)")
+        #expect(try PageHeightBinary.run(["check", "--offline"], in: directory).status == 1)
+        #expect(try PageHeightBinary.run(["check", "--offline", "--update", "--accept-status", "runaway"], in: directory).status == 0)
+        #expect(try PageHeightBinary.run(["check", "--offline"], in: directory).status == 0)
 
         try #"{ "pages": [{ "path": "fragment.html", "template": "nosuch-template.html" }] }"#
             .write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)

@@ -93,8 +93,14 @@ struct CommandLineTests {
         #expect(samples.contains { $0["source"] as? String == "observer" })
     }
 
-    @Test func severalPagesPrintJSONLinesInOrderAndExitOneWhenOneIsNotOK() throws {
-        let result = try PageHeightBinary.run([page("empty.html"), page("static.html")])
+    @Test func severalPagesPrintALineEachInOrderAndExitOneWhenOneIsNotOK() throws {
+        let plain = try PageHeightBinary.run([page("empty.html"), page("static.html")])
+        #expect(plain.status == 1)
+        let rows = plain.stdout.split(separator: "\n")
+        #expect(rows.count == 2, "\(plain.stdout)")
+        #expect(rows.first?.hasPrefix(page("empty.html") + ": ") == true, "\(plain.stdout)")
+        #expect(rows.last?.hasPrefix(page("static.html") + ": 1234 px (settled at ") == true, "\(plain.stdout)")
+        let result = try PageHeightBinary.run(["--json", page("empty.html"), page("static.html")])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2)

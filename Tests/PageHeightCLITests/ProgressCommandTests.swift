@@ -13,9 +13,10 @@ struct ProgressCommandTests {
     }
 
     /// Starts pageheight without DISPLAY; stderr goes to `stderrFile`.
-    func start(_ arguments: [String], stderrFile: String, in directory: URL? = nil) throws -> Process {
+    func start(_ arguments: [String], stderrFile: String, in directory: URL? = nil,
+               executable: URL = PageHeightBinary.url) throws -> Process {
         let process = Process()
-        process.executableURL = PageHeightBinary.url
+        process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
@@ -50,7 +51,9 @@ struct ProgressCommandTests {
         #expect(stderr.contains("\ninterrupted: "), "\(stderr)")
         #expect(stderr.contains(" pages (") && stderr.contains("slowest running: \(pages.path)/grow-6.5.html ("), "\(stderr)")
         #expect(stderr.contains("not ok: \(pages.path)/no-such-page.html (load-error)"), "\(stderr)")
-        #expect(stderr.contains("`pageheight batch --resume --out \(out) \(list)` measures the rest"), "\(stderr)")
+        // The hint is the whole command, every option that changes results included, for the shell.
+        let hint = "`\(PageHeightBinary.url.path) batch --resume --offline --clock real --jobs 2 --progress --out \(out) \(list)` measures the rest"
+        #expect(stderr.contains(hint), "\(stderr)")
         let rows = lines(out)
         #expect(rows.last == "", "the file ends with a whole line")
         let reports = rows.dropLast()
@@ -59,10 +62,22 @@ struct ProgressCommandTests {
             #expect((try? JSONSerialization.jsonObject(with: Data(row.utf8))) is [String: Any], "not a whole JSON line: \(row)")
         }
         #expect(stderr.contains("\(reports.count) results were written to \(out)"), "\(stderr)")
-        // The rest is measured by --resume, and the summary names the page not ok.
-        let resumed = try PageHeightBinary.run(["batch", "--offline", "--clock", "real", "--jobs", "2", "--resume", "--out", out, list])
-        #expect(resumed.status == 0, "the rest is ok")
+        // The rest is measured by the hint's command pasted into a shell; its exit status and
+        // summary are the whole file's: the page not ok from before the signal still counts.
+        let command = try #require(stderr.components(separatedBy: "; `").last?.components(separatedBy: "` measures").first)
+        let resumedErr = temporary("sigint-resumed-err.txt")
+        defer { try? FileManager.default.removeItem(atPath: resumedErr) }
+        let shell = try start(["-c", command + " 2>" + resumedErr], stderrFile: err,
+                              executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(PageHeightBinary.waitForExit(shell) == 1, "a page of the file is not ok")
         #expect(lines(out).dropLast().count == 8)
+        let summary = (try? String(contentsOfFile: resumedErr, encoding: .utf8)) ?? ""
+        #expect(summary.contains("8 of 8 pages (\(reports.count) from before this run, \(8 - reports.count) measured now): ok 7, load-error 1"), "\(summary)")
+        #expect(summary.contains("not ok: \(pages.path)/no-such-page.html (load-error)"), "\(summary)")
+        // Resumed again with nothing to go: the same status and summary.
+        let again = try PageHeightBinary.run(["batch", "--offline", "--clock", "real", "--jobs", "2", "--resume", "--out", out, list])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("8 of 8 pages (8 from before this run, 0 measured now): ok 7, load-error 1"), "\(again.stderr)")
     }
 
     @Test func progressComesEveryTenSecondsAndTheSummaryNamesThePagesNotOK() throws {
