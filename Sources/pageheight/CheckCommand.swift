@@ -134,14 +134,25 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         standardError("report: \(directory)/index.html")
     }
 
-    // A resource that failed to load changes the page silently: say so for every case.
-    let resourceWarnings = results.compactMap { result in
-        result.report.flatMap { report in
-            report.failedResources.flatMap {
-                FailedResource.warning($0, total: report.failedResourcesTotal ?? $0.count).map { "\(result.testCase.name): \($0)" }
+    // A resource that failed to load changes the page silently: say so for every case. What the
+    // suite's own offline setting stopped is expected: counted on stdout, listed with --verbose.
+    var offlineStopped = 0
+    var resourceWarnings: [String] = []
+    for result in results {
+        guard let report = result.report, let failed = report.failedResources else { continue }
+        let stopped = failed.filter(\.stoppedByOffline)
+        let others = failed.filter { !$0.stoppedByOffline }
+        let total = (report.failedResourcesTotal ?? failed.count) - stopped.count
+        if !stopped.isEmpty {
+            offlineStopped += 1
+            if verbose, let warning = FailedResource.warning(stopped, total: stopped.count) {
+                standardError("note: \(result.testCase.name): \(warning)")
             }
         }
+        if let warning = FailedResource.warning(others, total: total) { resourceWarnings.append("\(result.testCase.name): \(warning)") }
     }
+    let offlineNote = offlineStopped == 0 ? ""
+        : "; \(offlineStopped) case\(offlineStopped == 1 ? "" : "s") had requests the offline setting stopped (--verbose lists them)"
 
     if parsed.update {
         // A page that could not be measured is a broken case, not a baseline: recorded, a typo in a
@@ -179,7 +190,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             print("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
                 + "(\(why) --accept-status \(result.outcome.status.rawValue) to record it)")
         }
-        print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)")
+        print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)" + offlineNote)
         return refused.isEmpty ? 0 : 1
     }
 
@@ -187,7 +198,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     for failure in summary.failures { print("FAIL " + failure.message) }
     for warning in resourceWarnings { print("warning: " + warning) }
     if verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
-    print(summary.text + " (\(wall) s)")
+    print(summary.text + " (\(wall) s)" + offlineNote)
     if !stale.isEmpty && !parsed.prune {
         print("stale baseline entries (their page is no longer in the suite; 'pageheight check --prune' removes them): "
             + Baseline.staleText(stale))

@@ -102,6 +102,26 @@ struct FailedResourceCommandTests {
         #expect(check.status == 0)
         #expect(check.stdout.hasPrefix("warning: missing.html (width 390, font 16, zoom 1): 2 resources failed to load: image nosuch.png"), "\(check.stdout)")
     }
+
+    /// What the suite's own offline setting stopped is expected: no warning line on stdout, a
+    /// count in the summary, the list with --verbose (on stderr); in both offline modes.
+    @Test func checkCountsWhatItsOfflineSettingStopped() throws {
+        for offline in [#""offline": true"#, #""offline": "refuse""#] {
+            let directory = try CheckCommandTests().workspace("offline-stopped", suite: #"{ "pages": ["network.html"], \#(offline) }"#)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("hostile/offline-network.html"),
+                                             to: directory.appendingPathComponent("network.html"))
+            let update = try PageHeightBinary.run(["check", "--update"], in: directory)
+            #expect(update.status == 0, "\(update.stdout)\(update.stderr)")
+            let check = try PageHeightBinary.run(["check"], in: directory)
+            #expect(check.status == 0 && !check.stdout.contains("warning"), "\(offline): \(check.stdout)")
+            #expect(check.stdout.contains("; 1 case had requests the offline setting stopped (--verbose lists them)"), "\(check.stdout)")
+            let verbose = try PageHeightBinary.run(["check", "--verbose"], in: directory)
+            #expect(verbose.stderr.contains("note: network.html (width 390, font 16, zoom 1): "), "\(verbose.stderr.suffix(600))")
+            #expect(verbose.stderr.contains(offline.contains("refuse") ? "(refused by --offline (no network))"
+                                            : "(blocked before it was requested: --offline)"), "\(verbose.stderr.suffix(600))")
+        }
+    }
 }
 
 /// A snapshot taller than cairo can draw (32767 px) is refused loudly: the one-line output says

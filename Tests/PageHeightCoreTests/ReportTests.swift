@@ -220,6 +220,22 @@ import Testing
         #expect(merged.listed.map(\.url) == ["file:///other/a.png", "file:///site/site.css"])
         #expect(merged.listed[0].reason.hasPrefix("blocked before it was requested") && merged.listed[1].reason == "file not found")
     }
+
+    /// Issue 45.10: a failure says which setting stopped it.
+    @Test func aBlockedOrRefusedResourceSaysWhichSettingStoppedIt() {
+        let refused = FailedResource(url: "http://example.com/a.png", reason: "Could not connect to proxy server 127.0.0.1 (WebKitNetworkError 1)")
+        let saw = ["https://example.com/b.css", "file:///cms/c.png", "http://127.0.0.1:8/d.js"]
+        let block = FailedResource.merging(([], 0), pageSaw: saw, offline: .block).listed
+        #expect(block.map(\.reason) == ["blocked before it was requested: outside the page's subresource boundary (its own directory and below)",
+                                         "blocked before it was requested: --offline", "blocked before it was requested: --offline"])
+        #expect(block.map(\.stoppedByOffline) == [false, true, true])
+        let online = FailedResource.merging(([], 0), pageSaw: saw).listed
+        #expect(online.map(\.reason).allSatisfy { $0.contains("outside the page's subresource boundary") } && !online.contains(where: \.stoppedByOffline))
+        #expect(online[1].reason.hasSuffix("(no loopback or private addresses)"))
+        let refuse = FailedResource.merging(([refused], 1), pageSaw: [], offline: .refuse).listed
+        #expect(refuse.map(\.reason) == ["refused by --offline (no network)"] && refuse[0].stoppedByOffline)
+        #expect(FailedResource.merging(([refused], 1), pageSaw: []).listed[0].reason == refused.reason)
+    }
 }
 
 /// What a baseline records of the software it was measured with, and how a change is named.

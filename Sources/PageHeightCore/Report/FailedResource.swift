@@ -14,13 +14,19 @@ public struct FailedResource: Codable, Sendable, Equatable {
 
     /// The engine's failed requests with the resources the page saw fail that the engine never
     /// requested (the content filter stopped them first: the subresource boundary, `--offline=block`).
+    /// - Parameter offline: the run's network mode: a request `--offline=block` stopped is said
+    ///   to be so, and one refused by `--offline=refuse`'s proxy too (the engine calls it a
+    ///   proxy that cannot be reached).
     public static func merging(_ engine: (listed: [FailedResource], total: Int), pageSaw urls: [String],
-                               kept: Int = 50) -> (listed: [FailedResource], total: Int) {
-        var listed = engine.listed
+                               offline: OfflineMode? = nil, kept: Int = 50) -> (listed: [FailedResource], total: Int) {
+        var listed = engine.listed.map { failed in
+            guard offline == .refuse, failed.reason.contains("Could not connect to proxy server") else { return failed }
+            return FailedResource(url: failed.url, reason: "refused by --offline (no network)")
+        }
         var total = engine.total
         for url in urls where !listed.contains(where: { $0.url == url }) && engine.total <= engine.listed.count {
             total += 1
-            if listed.count < kept { listed.append(FailedResource(url: url, reason: "blocked before it was requested: the subresource boundary or --offline=block")) }
+            if listed.count < kept { listed.append(FailedResource(url: url, reason: blockedReason(url, offline: offline))) }
         }
         // In URL order: the order failures arrive in is the network's, not the page's.
         return (listed.sorted { $0.url < $1.url }, total)
@@ -49,6 +55,21 @@ public struct FailedResource: Codable, Sendable, Equatable {
 
     /// `2 resources failed to load: stylesheet site.css (file not found), image a.png (HTTP 404)`,
     /// naming at most `shown`; nil when none failed.
+    /// Whether the run's offline setting stopped it (`merging`): expected, not a fault of the page.
+    public var stoppedByOffline: Bool { reason.hasSuffix(": --offline") || reason.hasPrefix("refused by --offline") }
+
+    /// Why the content filter stopped `url` before it was requested: in block mode every network
+    /// request is the offline setting's; everything else is outside the page's boundary (a file
+    /// outside its directory, loopback, a private address: `SubresourceBoundary`).
+    static func blockedReason(_ url: String, offline: OfflineMode?) -> String {
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        if offline == .block, ["http", "https", "ws", "wss"].contains(scheme) {
+            return "blocked before it was requested: --offline"
+        }
+        return "blocked before it was requested: outside the page's subresource boundary"
+            + (scheme == "file" ? " (its own directory and below)" : " (no loopback or private addresses)")
+    }
+
     public static func warning(_ failed: [FailedResource], total: Int, shown: Int = 3) -> String? {
         guard total > 0 else { return nil }
         let kinds = Set(failed.map(\.kind))

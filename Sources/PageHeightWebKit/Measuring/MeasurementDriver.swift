@@ -692,7 +692,8 @@ final class MeasurementDriver {
         builder.metrics = reading?.metrics
         if let margins = reading?.bodyMargins, margins.count == 2 { builder.bodyMargins = (margins[0], margins[1]) }
         builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
-        builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [])
+        builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [],
+                                                          offline: options.offline ? options.offlineMode : nil)
         if builder.verdict().0 == .fallback { builder.text = await pageText() }
         var report = builder.build()
         if let snapshotPath {
