@@ -89,6 +89,10 @@ public final class BatchRunner: @unchecked Sendable {
         } catch {
             report = ReportBuilder.inputError(url: entry.page, message: "\(error)", options: options)
         }
+        if template != nil, case .file(let path)? = try? PageSource.parse(entry.page, standardInput: { nil }),
+           let warning = ReaderTemplate.wholeDocumentWarning(path) {
+            report.message = (report.message.map { $0 + "; " } ?? "") + "warning: " + warning
+        }
         report.index = entry.index
         return report
     }

@@ -63,15 +63,25 @@ public struct PageList: Sendable, Equatable {
         return list
     }
 
-    /// Every `.html` file under `directory`, recursively, sorted by path (byte order).
+    /// Every `.html` file under `directory`, recursively, sorted by path (byte order). Symbolic
+    /// links to folders are followed (a folder of links to article folders is a list too), each
+    /// folder once: a link back up is not followed again.
     static func htmlFiles(under directory: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
         var files: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            if relative.lowercased().hasSuffix(".html") {
-                files.append(URL(fileURLWithPath: directory).appendingPathComponent(relative).path)
+        var seen: Set<String> = []
+        func walk(_ folder: String) {
+            guard let real = realpath(folder, nil) else { return }
+            defer { free(real) }
+            guard seen.insert(String(cString: real)).inserted,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+            for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { // the first path to a folder wins
+                let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+                if isDirectory.boolValue { walk(path) } else if name.lowercased().hasSuffix(".html") { files.append(path) }
             }
         }
+        walk(directory)
         return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 

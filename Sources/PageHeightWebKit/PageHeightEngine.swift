@@ -189,7 +189,14 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// run killed before either is swept up by the next one.
     public static func exit(_ code: Int32) -> Never {
         GLibLog.exiting(with: code)
-        for process in WebProcesses.descendants() where !process.name.hasPrefix("Xvfb") { kill(process.pid, SIGKILL) }
+        // Stopped first, all of them, then killed: a web process that saw the network process
+        // go first would print WebKit's "internal error" lines after the caller's last words.
+        // What WebKit's threads in this process print from here on is not ours to show either.
+        let processes = WebProcesses.descendants().filter { !$0.name.hasPrefix("Xvfb") }
+        for process in processes { kill(process.pid, SIGSTOP) }
+        for process in processes { kill(process.pid, SIGKILL) }
+        let null = open("/dev/null", O_WRONLY)
+        if null >= 0 { dup2(null, STDERR_FILENO) }
         PrivateDirectory.remove()
         _exit(code)
     }

@@ -37,6 +37,7 @@ func run() async -> Int32 {
             let source = try PageSource.parse(page)
             if let template {
                 guard case .file(let path) = source else { return usageError("'--template' takes pages that are files (article fragments), not \(page)") }
+                if let warning = ReaderTemplate.wholeDocumentWarning(path) { StandardError.write("warning: \(warning)\n") }
                 sources.append(try template.page(forFragmentAt: path))
             } else {
                 sources.append(source)

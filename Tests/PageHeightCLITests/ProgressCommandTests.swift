@@ -49,6 +49,7 @@ struct ProgressCommandTests {
         #expect(PageHeightBinary.waitForExit(process) == 130)
         let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
         #expect(stderr.contains("\ninterrupted: "), "\(stderr)")
+        #expect(!stderr.contains("WebKit"), "only pageheight's own lines after an interrupt: \(stderr)")
         #expect(stderr.contains(" pages (") && stderr.contains("slowest running: \(pages.path)/grow-6.5.html ("), "\(stderr)")
         #expect(stderr.contains("not ok: \(pages.path)/no-such-page.html (load-error)"), "\(stderr)")
         // The hint is the whole command, every option that changes results included, for the shell.

@@ -18,6 +18,10 @@ struct TemplateCommandTests {
         #expect(styled.stdout.hasPrefix("1100 px ("), "\(styled.stdout)")
         let plain = try PageHeightBinary.run(["--offline", "--template", "default", story])
         #expect(plain.status == 0 && !plain.stdout.hasPrefix("1100 px"), "\(plain.stdout)")
+        #expect(!plain.stderr.contains("warning"), "\(plain.stderr)")
+        // A whole document is not a fragment: said, not silently nested (issue 45.10).
+        let whole = try PageHeightBinary.run(["--offline", "--template", "default", cli.page("static.html")])
+        #expect(whole.stderr.contains("warning: \(cli.page("static.html")) is a whole document, not an article fragment"), "\(whole.stderr)")
         let url = try PageHeightBinary.run(["--template", template, "https://example.com/a.html"])
         #expect(url.status == 64 && url.stderr.hasPrefix("Error: '--template' takes pages that are files"), "\(url.stderr)")
         let missing = try PageHeightBinary.run(["--template", "nosuch-template.html", story])

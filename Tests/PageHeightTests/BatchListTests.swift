@@ -24,6 +24,21 @@ import Testing
         #expect(throws: InputError.self) { try PageList.read(root.appendingPathComponent("none").path) }
     }
 
+    /// Issue 45.10: a folder of symbolic links to article folders is a list; a link back up is
+    /// followed once.
+    @Test func aDirectoryListFollowsLinkedFoldersOnce() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-linked-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let manager = FileManager.default
+        try manager.createDirectory(at: base.appendingPathComponent("articles/one"), withIntermediateDirectories: true)
+        try manager.createDirectory(at: base.appendingPathComponent("list"), withIntermediateDirectories: true)
+        try Data().write(to: base.appendingPathComponent("articles/one/source.html"))
+        try manager.createSymbolicLink(atPath: base.appendingPathComponent("list/one").path, withDestinationPath: "../articles/one")
+        try manager.createSymbolicLink(atPath: base.appendingPathComponent("list/up").path, withDestinationPath: "..")
+        let list = try PageList.read(base.appendingPathComponent("list").path)
+        #expect(list.entries.map { String($0.page.dropFirst(base.path.count)) } == ["/list/one/source.html"], "\(list.entries)")
+    }
+
     /// A list with no page is an error with its reason, not "0 of 0 pages" and success.
     @Test func aListWithNoPageIsAnError() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-empty-\(getpid())")

@@ -49,6 +49,19 @@ public struct ReaderTemplate: Sendable, Equatable {
                      alsoReadable: fragmentDirectory == directory ? [] : [fragmentDirectory])
     }
 
+    /// Why the file at `path` is not an article fragment, when it is a whole document (a doctype
+    /// or an `<html>` element before any text): the template would nest one document in another.
+    /// Nil for a fragment, or a file that cannot be read (the measurement says so).
+    public static func wholeDocumentWarning(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let start = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self).lowercased()
+        let trimmed = start.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        guard trimmed.hasPrefix("<!doctype") || trimmed.hasPrefix("<html") || trimmed.hasPrefix("<?xml") else { return nil }
+        return "\(path) is a whole document, not an article fragment: the template nests one document inside another "
+            + "(measure it without --template, or give its article's fragment)"
+    }
+
     /// The built-in template, `Templates/reader.html` compiled into the binary (no resource files
     /// to find at run time). `Pages/templates/reader.html` is a link to it.
     public static let standard = try! ReaderTemplate(html: String(decoding: PackageResources.reader_html, as: UTF8.self))
