@@ -47,7 +47,29 @@ public final class RunProgress: @unchecked Sendable {
     deinit { timer?.cancel() }
 
     public func started(_ id: Int, name: String) {
-        lock.withLock { running[id] = (name, Date()) }
+        lock.withLock { running[id] = (Self.shown(name), Date()) }
+    }
+
+    /// A page as the progress shows it: a path normalised (`lists/../a.html` is `a.html`'s
+    /// absolute path), a URL as given.
+    static func shown(_ page: String) -> String {
+        guard page.hasPrefix("/") else { return page }
+        return URL(fileURLWithPath: page).standardizedFileURL.path
+    }
+
+    /// `text` in at most `width` characters, its middle replaced by `…` when it is longer.
+    static func middleShortened(_ text: String, to width: Int) -> String {
+        guard text.count > width else { return text }
+        guard width > 1 else { return String(text.prefix(max(0, width))) }
+        let keep = width - 1
+        return String(text.prefix(keep - keep / 2)) + "…" + String(text.suffix(keep / 2))
+    }
+
+    /// The terminal's width in columns (stderr's), else `COLUMNS`, else 80.
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
     }
 
     public func finished(_ id: Int, name: String, status: PageStatus) {
@@ -57,15 +79,16 @@ public final class RunProgress: @unchecked Sendable {
                 ok += 1
             } else {
                 notOKCount += 1
-                if notOK.count < Self.namedNotOK { notOK.append((name, status.rawValue)) }
+                if notOK.count < Self.namedNotOK { notOK.append((Self.shown(name), status.rawValue)) }
             }
         }
         if display == .live { show() }
     }
 
     /// The progress line, e.g. `12/30 pages (10 ok, 2 not ok), 0.80/s, ETA 22 s; slowest
-    /// running: a.html (12.3 s)`.
-    public func line(now: Date = Date()) -> String {
+    /// running: a.html (12.3 s)`; with `width`, at most that many characters, the slowest
+    /// page's name shortened in its middle first.
+    public func line(now: Date = Date(), width: Int? = nil) -> String {
         lock.withLock {
             let done = ok + notOKCount
             let elapsed = now.timeIntervalSince(started)
@@ -73,9 +96,15 @@ public final class RunProgress: @unchecked Sendable {
             let eta = rate > 0 ? String(format: "%.0f s", Double(total - done) / rate) : "?"
             var text = String(format: "%d/%d %@s (%d ok, %d not ok), %.2f/s, ETA %@", done, total, unit, ok, notOKCount, rate, eta)
             if let slowest = running.values.min(by: { $0.since < $1.since }) {
-                text += String(format: "; slowest running: %@ (%.1f s)", slowest.name, now.timeIntervalSince(slowest.since))
+                let age = String(format: " (%.1f s)", now.timeIntervalSince(slowest.since))
+                var name = slowest.name
+                if let width {
+                    let room = width - text.count - "; slowest running: ".count - age.count
+                    name = room >= 8 ? Self.middleShortened(name, to: room) : ""
+                }
+                if !name.isEmpty { text += "; slowest running: " + name + age }
             }
-            return text
+            return width.map { Self.middleShortened(text, to: $0) } ?? text
         }
     }
 
@@ -99,7 +128,9 @@ public final class RunProgress: @unchecked Sendable {
     }
 
     private func show() {
-        let text = PageText.printable(line()) // it names the slowest page: a page's URL
+        // It names the slowest page (a page's URL); live, it fits the terminal, or every update
+        // would wrap into new lines.
+        let text = PageText.printable(line(width: display == .live ? Self.terminalWidth() - 1 : nil))
         lock.withLock {
             switch display {
             case .none: return
