@@ -121,6 +121,11 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         FileHandle.standardError.write(Data(("resuming: \(log.done.count) pages already in \(arguments.out!), "
             + "\(remaining.count) to go\(log.repaired ? "; a cut-off last line was removed" : "")\n").utf8))
     }
+    if let shard = arguments.shard, list.entries.isEmpty {
+        // Not an error: a short list leaves some shards nothing.
+        FileHandle.standardError.write(Data("shard \(shard): none of the list's \(total) pages falls into this shard; nothing to do\n".utf8))
+        return 0
+    }
     if let shard = arguments.shard, arguments.progress {
         FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
     }

@@ -60,10 +60,11 @@ public enum PageHeightBinary {
     ///     says `timedOut`. Without one, the limit is `defaultTimeLimit` and passing it throws
     ///     `TimeLimitExceeded`.
     ///   - standardOutput: where stdout goes instead of the file the run's `stdout` is read from.
+    ///   - executable: another program to run (a shell that runs the binary), the binary by default.
     ///   - during: called on another thread with the process id once it runs.
     public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String?] = [:],
                            in directory: URL? = nil, within seconds: Double? = nil, standardOutput: FileHandle? = nil,
-                           during: (@Sendable (Int32) -> Void)? = nil) throws -> Run {
+                           executable: URL? = nil, during: (@Sendable (Int32) -> Void)? = nil) throws -> Run {
         let files = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-run-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: files) }
@@ -79,7 +80,7 @@ public enum PageHeightBinary {
             try? input.close()
         }
         let process = try start(arguments, environment: environment, in: directory, standardInput: input,
-                                standardOutput: standardOutput ?? out, standardError: err)
+                                standardOutput: standardOutput ?? out, standardError: err, executable: executable)
         if let during {
             let pid = process.processIdentifier
             Thread.detachNewThread { during(pid) }
@@ -145,9 +146,9 @@ public enum PageHeightBinary {
     /// Starts the binary on `arguments` and returns at once; output goes nowhere unless given.
     public static func start(_ arguments: [String], environment: [String: String?] = [:], in directory: URL? = nil,
                              standardInput: FileHandle = .nullDevice, standardOutput: FileHandle = .nullDevice,
-                             standardError: FileHandle = .nullDevice) throws -> Process {
+                             standardError: FileHandle = .nullDevice, executable: URL? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable ?? url
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? root
         var variables = ProcessInfo.processInfo.environment
