@@ -190,13 +190,22 @@ struct CommandLineTests {
 
     /// Pages get no WebGL (the web processes' EGL has no driver: `DriverlessEGL`), and nothing
     /// about it reaches stderr; `PAGEHEIGHT_WEBGL=1` gives them Mesa's, and webgl.html then lays
-    /// out its 3D figure rather than its fallback.
+    /// out its 3D figure rather than its fallback. Without the EGL library they get no WebGL either.
     @Test func pagesGetWebGLOnlyWhenAskedFor() throws {
         let without = try PageHeightBinary.run(["--until", "quick", page("webgl.html")])
         #expect(without.status == 0 && without.stdout.hasPrefix("1000 px"), "\(without.stdout)\(without.stderr)")
         #expect(without.stderr.isEmpty)
         let with = try PageHeightBinary.run(["--until", "quick", page("webgl.html")], environment: ["PAGEHEIGHT_WEBGL": "1"])
         #expect(with.status == 0 && with.stdout.hasPrefix("1800 px"), "\(with.stdout)\(with.stderr)")
+        // Built without the EGL library beside it (a plain `swift build`): still no WebGL, the same height.
+        let alone = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-no-egl")
+        defer { try? FileManager.default.removeItem(at: alone) }
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: PageHeightBinary.url, to: alone.appendingPathComponent("pageheight"))
+        #expect(!FileManager.default.fileExists(atPath: alone.appendingPathComponent("libPageHeightEGL.so").path))
+        let noVendor = try PageHeightBinary.run(["--until", "quick", page("webgl.html")],
+                                                executable: alone.appendingPathComponent("pageheight"))
+        #expect(noVendor.status == 0 && noVendor.stdout.hasPrefix("1000 px"), "\(noVendor.stdout)\(noVendor.stderr)")
     }
 
     /// SIGTERM in the middle of a measurement stops pageheight, its Xvfb and every WebKit child.

@@ -11,11 +11,16 @@ import Foundation
 /// opened its EGL earlier (`ph_ui_process_without_egl`) and keeps it. Pages then have no WebGL,
 /// as on a machine without a GPU.
 ///
-/// The library, `libPageHeightEGL.so`, is built next to the executable (`scripts/lib/setup.sh`).
-/// Where it is missing, or with `PAGEHEIGHT_WEBGL=1` in the environment, the web processes open
-/// Mesa as before and pages have WebGL, drawn by Mesa's software renderer.
+/// The library, `libPageHeightEGL.so`, is built next to the executable (`scripts/lib/setup.sh`;
+/// a plain `swift build` does not build it). Where it is missing, the web processes open Mesa's
+/// EGL, which costs memory, and pages still have no WebGL (the views' settings turn it off), so
+/// they measure as with it. With `PAGEHEIGHT_WEBGL=1` in the environment they open Mesa and
+/// have WebGL, drawn by Mesa's software renderer.
 enum DriverlessEGL {
     static let libraryName = "libPageHeightEGL.so"
+
+    /// Whether pages get WebGL (`PAGEHEIGHT_WEBGL=1`).
+    static let webGLAskedFor = ProcessInfo.processInfo.environment["PAGEHEIGHT_WEBGL"] == "1"
 
     /// True once `install` has named our vendor: the web processes started since have no GL.
     /// Set on the GLib thread before the first view.
@@ -33,7 +38,7 @@ enum DriverlessEGL {
     /// `directory` and names it in the environment. Changes nothing when WebGL is asked for, the
     /// library is missing or the description cannot be written.
     static func install(describingIn directory: String) {
-        guard ProcessInfo.processInfo.environment["PAGEHEIGHT_WEBGL"] != "1", let library = library() else { return }
+        guard !webGLAskedFor, let library = library() else { return }
         let description = directory + "/egl-vendor.json"
         let json = ["file_format_version": "1.0.0", "ICD": ["library_path": library]] as [String: Any]
         guard let data = try? JSONSerialization.data(withJSONObject: json),

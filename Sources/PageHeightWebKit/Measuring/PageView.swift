@@ -170,7 +170,9 @@ final class PageView {
         // With no GL driver in the web processes (`DriverlessEGL`), WebGL is off rather than failing
         // at every request (WebKit's GL layer then writes errors to stderr): `getContext` returns
         // null either way.
-        if DriverlessEGL.installed { webkit_settings_set_enable_webgl(settings, 0) }
+        // No WebGL, as with the driverless EGL, also where that library is missing (a library user's
+        // plain `swift build`): a page measures the same either way.
+        if !DriverlessEGL.webGLAskedFor { webkit_settings_set_enable_webgl(settings, 0) }
         // No service workers: a worker one page registers outlives the clear between pages and
         // would answer the next same-origin page's requests (and a reader app's web view has none).
         EngineFeature.disable("ServiceWorkers", in: settings)
