@@ -59,7 +59,8 @@ public enum ParetoChart {
         for (index, colour, name) in [(result.readerApp, "#e8710a", "app"), (result.recommended, "#188038", "best")] {
             guard let index else { continue }
             parts.append(##"<circle class="\##(name)" cx="\##(x(xs[index]))" cy="\##(y(ys[index]))" r="6" fill="\##(colour)" stroke="#fff" stroke-width="1.5"><title>\##(name): \##(HTMLText.escape(label(scores[index])))</title></circle>"##)
-            parts.append(##"<text x="\##(x(xs[index]))" y="\##(y(ys[index]))" dx="8" dy="-6" font-size="11" fill="\##(colour)">\##(name)</text>"##)
+            // The two labels apart (above for best, below for app): the points may coincide.
+            parts.append(##"<text x="\##(x(xs[index]))" y="\##(y(ys[index]))" dx="8" dy="\##(name == "best" ? -7 : 15)" font-size="11" fill="\##(colour)">\##(name)</text>"##)
         }
         parts.append("</svg>")
         return parts.joined(separator: "\n")

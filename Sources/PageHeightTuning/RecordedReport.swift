@@ -40,4 +40,18 @@ public struct RecordedReport: Decodable, Sendable, Equatable {
     /// Whether the report has a height to judge an app against: a settled page, or one quiet at
     /// the timeout (both `ok`).
     public var hasSettledHeight: Bool { status == .ok && height != nil }
+
+    /// Seconds from load finished to the last reading that moved the height by more than the
+    /// reader app's threshold (5 px); 0 when nothing moved after the load; nil without a load.
+    public var lastChangeAfterLoad: Double? {
+        guard let finished = timings.finished else { return nil }
+        var last: Double?
+        var previous: Double?
+        for sample in samples {
+            guard let value = sample.height, value > 0 else { continue }
+            if let before = previous, abs(value - before) > TuneCandidate.readerAppThreshold { last = sample.t }
+            previous = value
+        }
+        return max(0, (last ?? finished) - finished)
+    }
 }

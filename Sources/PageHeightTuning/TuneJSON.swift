@@ -19,8 +19,14 @@ public enum TuneJSON {
         var candidates: [Candidate]
         /// Indices into `candidates`, best first.
         var front: [Int]
+        /// The front's first.
         var recommended: Int?
+        /// What to use: `recommended` when it beats the default by more than noise and the
+        /// recording can judge it, else the reader app's default (`TuneResult.advice`).
+        var advice: Int?
         var readerApp: Int?
+        /// False when every page stopped changing within 0.5 s of its load.
+        var judgesLatePolls: Bool
 
         init(_ result: TuneResult) {
             reports = result.reports.count
@@ -29,7 +35,9 @@ public enum TuneJSON {
             tolerance = result.tolerance
             front = result.front
             recommended = result.recommended
+            advice = result.advice
             readerApp = result.readerApp
+            judgesLatePolls = result.judgesLatePolls
             let names = PageNames.shortened(result.reports.map(\.url))
             var nameOf: [String: String] = [:]
             for (report, name) in zip(result.reports, names) { nameOf[report.url] = name }

@@ -13,16 +13,19 @@ public enum TuneReport {
             "<h1>pageheight tune: \(escape(title))</h1>",
             heading.map { #"<p class="heading">\#(escape($0))</p>"# }.joined(separator: "\n"),
             #"<div class="charts">\#(ParetoChart.svg(result, x: .jumps))\#n\#(ParetoChart.svg(result, x: .finalAfterLoad))</div>"#,
-            #"<p class="legend"><span class="dot best"></span> recommended <span class="dot app"></span> the reader app's default <span class="dot front"></span> Pareto front <span class="dot other"></span> other candidates</p>"#,
+            #"<p class="legend"><span class="dot best"></span> the front's first <span class="dot app"></span> the reader app's default <span class="dot front"></span> Pareto front <span class="dot other"></span> other candidates</p>"#,
+            TuneTable.advice(result).filter { !$0.isEmpty }.map { #"<p class="heading">\#(escape($0))</p>"# }.joined(separator: "\n"),
             "<h2>Pareto front</h2>",
             frontTable(result),
         ]
         var shown: [(String, Int)] = []
-        if let best = result.recommended { shown.append(("Recommended", best)) }
-        if let reader = result.readerApp, reader != result.recommended { shown.append(("The reader app's default", reader)) }
+        if let best = result.recommended { shown.append((result.advice == best ? "Recommended" : "The front's first", best)) }
+        if let reader = result.readerApp, reader != result.recommended {
+            shown.append((result.advice == reader ? "The reader app's default (recommended)" : "The reader app's default", reader))
+        }
         let names = PageNames.shortened(result.reports.map(\.url))
         for (name, index) in shown {
-            body.append(pages(name, score: result.scores[index], result: result, names: names, id: name == "Recommended" ? "best" : "app"))
+            body.append(pages(name, score: result.scores[index], result: result, names: names, id: index == result.recommended ? "best" : "app"))
         }
         return HTMLText.document(title: "pageheight tune: \(title)", style: style, body: body)
     }

@@ -52,8 +52,8 @@ public struct TuneResult: Sendable {
         self.alike = alike
     }
 
-    /// Among candidates that score alike, the one shown: the reader app's own, else fewest
-    /// polls, then the earliest last poll, then the threshold nearest the reader app's, then the
+    /// Among candidates that score alike, the one shown: the reader app's own (a tie with the
+    /// default is no reason to change it), else fewest polls, then the earliest last poll, then the threshold nearest the reader app's, then the
     /// sleeps shortest to write.
     static func simpler(_ a: CandidateScore, than b: CandidateScore) -> Bool {
         if a.candidate.isReaderApp != b.candidate.isReaderApp { return a.candidate.isReaderApp }
@@ -68,9 +68,46 @@ public struct TuneResult: Sendable {
         return a.candidate.sleeps.count < b.candidate.sleeps.count
     }
 
-    /// The recommended candidate: the front's first (fewest pages not right, then fewest jumps,
-    /// then earliest final height).
+    /// The front's first (fewest pages not right, then fewest jumps, then earliest final height):
+    /// the chart's and the table's `best`.
     public var recommended: Int? { front.first }
+
+    /// Differences this small are noise, not a gain: jumps per page (mean), seconds to the final
+    /// height (mean). The recordings' own readings come tens of milliseconds apart.
+    public static let noise = (jumps: 0.05, seconds: 0.1)
+    /// A recording whose pages all stopped changing within this many seconds of their load
+    /// cannot tell a short schedule from the app's: nothing late happened in it to catch.
+    public static let lateWindow = 0.5
+
+    /// The latest last change (seconds after load finished) among the pages with a settled height.
+    public var latestChange: Double? {
+        reports.filter(\.hasSettledHeight).compactMap(\.lastChangeAfterLoad).max()
+    }
+
+    /// What the recording can tell: false when every page stopped changing within `lateWindow`
+    /// (an offline recording of saved pages, typically), so a schedule that stops early looks as
+    /// good as the app's on it and would clip what arrives late on live pages.
+    public var judgesLatePolls: Bool { (latestChange ?? 0) >= Self.lateWindow }
+
+    /// Whether `best` beats the reader app's default by more than noise: fewer pages wrong or
+    /// unknown, or as many and fewer jumps, or as many and as many jumps and an earlier final height.
+    public func beatsDefault(_ best: Int) -> Bool {
+        guard let reader = readerApp, best != reader else { return false }
+        let (a, b) = (scores[best].objectives, scores[reader].objectives)
+        if a[0] != b[0] { return a[0] < b[0] }
+        if abs(a[1] - b[1]) > Self.noise.jumps { return a[1] < b[1] }
+        return b[2] - a[2] > Self.noise.seconds
+    }
+
+    /// The advice: `recommended` when it beats the default by more than noise, and the recording
+    /// can judge it (a schedule that stops before the app's last poll needs late changes in the
+    /// recording to be judged by); else the reader app's default.
+    public var advice: Int? {
+        guard let best = recommended, let reader = readerApp else { return recommended ?? readerApp }
+        guard beatsDefault(best) else { return reader }
+        let shorter = scores[best].candidate.schedule.duration < scores[reader].candidate.schedule.duration
+        return shorter && !judgesLatePolls ? reader : best
+    }
 
     /// The reader app's own setting (always among the candidates).
     public var readerApp: Int? { scores.firstIndex { $0.candidate.isReaderApp } }

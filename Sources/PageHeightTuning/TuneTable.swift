@@ -21,15 +21,9 @@ public enum TuneTable {
         }
         lines.append(TextTable.render(rows, rightAligned: Set(2..<header.count)))
         lines.append("")
-        lines.append("best: the recommendation (fewest pages wrong or unknown, then fewest jumps, then earliest final height);")
+        lines.append("best: the front's first (fewest pages wrong or unknown, then fewest jumps, then earliest final height);")
         lines.append("app: the reader app's default. Times are seconds after load finished. \"(+n)\": n more candidates score the same.")
-        if let best = result.recommended {
-            lines.append("")
-            lines.append("Recommended: " + sentence(result.scores[best]))
-            if let reader = result.readerApp, reader != best {
-                lines.append("The default:  " + sentence(result.scores[reader]))
-            }
-        }
+        lines += advice(result)
         return lines.joined(separator: "\n")
     }
 
@@ -81,6 +75,35 @@ public enum TuneTable {
     }
 
     /// One candidate in words, e.g. `sleeps 0.1,0.2 s (polls at 0.1 0.3 s), threshold 5 px: 1 page wrong (...)`.
+    /// The recommendation, or why the default stays, and what the recording cannot tell.
+    static func advice(_ result: TuneResult) -> [String] {
+        guard let best = result.recommended else { return [] }
+        var lines = [""]
+        if !result.judgesLatePolls {
+            let latest = result.latestChange.map { String(format: "%.2f s", $0) } ?? "-"
+            lines.append("Every recorded page stopped changing within \(DecimalText.format(TuneResult.lateWindow)) s of its load "
+                + "(the latest at \(latest)): this recording cannot tell late polls apart, and a schedule that stops early "
+                + "looks as good as the app's on it. Record online, or under the app's real conditions, before shortening the schedule.")
+        }
+        guard let advice = result.advice, let reader = result.readerApp else {
+            lines.append("Recommended: " + sentence(result.scores[best]))
+            return lines
+        }
+        if advice == reader {
+            let why = best == reader ? "it is the front's first"
+                : result.beatsDefault(best) ? "the front's first stops earlier, and this recording cannot judge that"
+                : "nothing on the front beats it by more than noise (\(DecimalText.format(TuneResult.noise.jumps)) jumps per page, "
+                    + "\(DecimalText.format(TuneResult.noise.seconds)) s to the final height)"
+            lines.append("Recommended: keep the default; the default is as good as anything on these pages (\(why)).")
+            lines.append("The default:  " + sentence(result.scores[reader]))
+            if best != reader { lines.append("Front's first: " + sentence(result.scores[best])) }
+        } else {
+            lines.append("Recommended: " + sentence(result.scores[advice]))
+            lines.append("The default:  " + sentence(result.scores[reader]))
+        }
+        return lines
+    }
+
     public static func sentence(_ score: CandidateScore) -> String {
         let candidate = score.candidate
         var text = "sleeps \(candidate.sleeps) s (polls at \(candidate.pollTimes) s after load finished), threshold \(Pixels.format(candidate.threshold)): "

@@ -61,4 +61,47 @@ import Testing
         #expect(result.front.map { result.scores[$0].candidate.sleeps } == ["6.5", "0.1,0.2,0.5,1,1.5,2"])
         #expect(result.alike[result.front[0]] == 1 && result.alike[result.front[1]] == 0)
     }
+
+    /// Issue 45.1: the advice. A shorter schedule that beats the default only by noise, or on a
+    /// recording where nothing changed late (saved pages offline), is not recommended: the
+    /// default stays, and the text says why; a real gain on a recording that can judge it is.
+    @Test func theDefaultStaysUnlessSomethingBeatsItByMoreThanNoise() throws {
+        // Everything settles within 0.3 s of the load: a recording that cannot judge late polls.
+        let early = [
+            try Recording(url: "file:///static.html").report(settledAt: 0.6),
+            try Recording(changes: [(0.02, 1300)], url: "file:///early.html").report(settledAt: 0.6),
+            try Recording(changes: [(0.3, 1500)], url: "file:///later.html").report(settledAt: 0.9),
+        ]
+        let family = ScheduleFamily(polls: [1, 2], firstDelays: [0.05], growthFactors: [9], lastPolls: [0.5])
+        let candidates = TuneCandidate.all(family: family, given: [], thresholds: [5])
+        let result = TuneSearch(candidates: candidates, tolerance: 5).run(early)
+        #expect(!result.judgesLatePolls && (result.latestChange ?? 9) < 0.5)
+        let reader = try #require(result.readerApp)
+        #expect(result.advice == reader, "\(result.advice.map { result.scores[$0].candidate.sleeps } ?? "-")")
+        let text = TuneTable.text(result, family: family, thresholds: [5], given: 0)
+        #expect(text.contains("Recommended: keep the default; the default is as good as anything on these pages ("), "\(text)")
+        #expect(text.contains("cannot tell late polls apart"), "\(text)")
+
+        // A page that changes 6 s after load: the recording judges late polls, and a schedule
+        // that catches it beats the default by a page.
+        let late = early + [try Recording(changes: [(6.0, 1300)], url: "file:///late.html").report(settledAt: 6.6)]
+        let wide = ScheduleFamily(polls: [1, 3], firstDelays: [0.1], growthFactors: [2], lastPolls: [1, 6.5])
+        let found = TuneSearch(candidates: TuneCandidate.all(family: wide, given: [], thresholds: [5]), tolerance: 5).run(late)
+        #expect(found.judgesLatePolls)
+        let advice = try #require(found.advice)
+        #expect(advice == found.recommended && advice != found.readerApp && found.scores[advice].notRight == 0)
+        #expect(TuneTable.text(found, family: wide, thresholds: [5], given: 0).contains("Recommended: sleeps "))
+    }
+
+    /// Candidates that tie with the default exactly are shown as the default (the tie rule).
+    @Test func aTieWithTheDefaultIsShownAsTheDefault() throws {
+        let reports = [try Recording(url: "file:///static.html").report(settledAt: 0.6)]
+        let result = TuneSearch(candidates: TuneCandidate.all(family: ScheduleFamily(polls: [1], firstDelays: [0.1], growthFactors: [2], lastPolls: [0.1]),
+                                                              given: [], thresholds: [5]), tolerance: 5).run(reports)
+        let reader = try #require(result.readerApp)
+        if result.scores[reader].objectives == result.scores[try #require(result.recommended)].objectives {
+            #expect(result.recommended == reader)
+        }
+        #expect(result.advice == reader)
+    }
 }
