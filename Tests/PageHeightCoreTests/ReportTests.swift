@@ -230,8 +230,10 @@ import Testing
                                          "blocked before it was requested: --offline", "blocked before it was requested: --offline"])
         #expect(block.map(\.stoppedByOffline) == [false, true, true])
         let online = FailedResource.merging(([], 0), pageSaw: saw).listed
-        #expect(online.map(\.reason).allSatisfy { $0.contains("outside the page's subresource boundary") } && !online.contains(where: \.stoppedByOffline))
-        #expect(online[1].reason.hasSuffix("(no loopback or private addresses)"))
+        #expect(online.map(\.reason).allSatisfy { $0.contains("subresource boundary") } && !online.contains(where: \.stoppedByOffline))
+        #expect(online[1].reason.contains("(no loopback or private addresses)"))
+        let data = FailedResource.merging(([], 0), pageSaw: ["data:image/svg+xml,%3Csvg"], offline: .block).listed
+        #expect(data.map(\.reason) == ["failed without a request (data: is not fetched from the network)"] && !data[0].stoppedByOffline)
         let refuse = FailedResource.merging(([refused], 1), pageSaw: [], offline: .refuse).listed
         #expect(refuse.map(\.reason) == ["refused by --offline (no network)"] && refuse[0].stoppedByOffline)
         #expect(FailedResource.merging(([refused], 1), pageSaw: []).listed[0].reason == refused.reason)

@@ -63,11 +63,15 @@ public struct FailedResource: Codable, Sendable, Equatable {
     /// outside its directory, loopback, a private address: `SubresourceBoundary`).
     static func blockedReason(_ url: String, offline: OfflineMode?) -> String {
         let scheme = url.prefix { $0 != ":" }.lowercased()
-        if offline == .block, ["http", "https", "ws", "wss"].contains(scheme) {
-            return "blocked before it was requested: --offline"
+        switch scheme {
+        case "http", "https", "ws", "wss":
+            return offline == .block ? "blocked before it was requested: --offline"
+                : "blocked before it was requested: the subresource boundary (no loopback or private addresses) or the engine's own rules"
+        case "file":
+            return "blocked before it was requested: outside the page's subresource boundary (its own directory and below)"
+        default:
+            return "failed without a request (\(scheme): is not fetched from the network)" // an invalid data: URL, say
         }
-        return "blocked before it was requested: outside the page's subresource boundary"
-            + (scheme == "file" ? " (its own directory and below)" : " (no loopback or private addresses)")
     }
 
     public static func warning(_ failed: [FailedResource], total: Int, shown: Int = 3) -> String? {
