@@ -278,30 +278,33 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
 }
 
 typedef struct {
-    gboolean done;
-    WebKitUserContentFilter *filter;
-    GError *error;
+    WebKitUserContentFilterStore *store;
+    PhFilterSaved done;
+    void *data;
 } FilterCompilation;
 
 static void filter_saved(GObject *source, GAsyncResult *result, gpointer data) {
     FilterCompilation *compilation = data;
-    compilation->filter =
-        webkit_user_content_filter_store_save_finish(WEBKIT_USER_CONTENT_FILTER_STORE(source), result, &compilation->error);
-    compilation->done = TRUE;
+    GError *error = NULL;
+    WebKitUserContentFilter *filter =
+        webkit_user_content_filter_store_save_finish(WEBKIT_USER_CONTENT_FILTER_STORE(source), result, &error);
+    char *reason = filter ? NULL : (error ? describe_error(error) : g_strdup("no filter"));
+    compilation->done(filter, reason, compilation->data);
+    g_free(reason);
+    g_clear_error(&error);
+    g_object_unref(compilation->store);
+    g_free(compilation);
 }
 
-WebKitUserContentFilter *ph_compile_content_filter(const char *directory, const char *identifier, const char *json,
-                                                   char **error) {
-    WebKitUserContentFilterStore *store = webkit_user_content_filter_store_new(directory);
+void ph_save_content_filter(const char *directory, const char *identifier, const char *json, PhFilterSaved done,
+                            void *data) {
+    FilterCompilation *compilation = g_new0(FilterCompilation, 1);
+    compilation->store = webkit_user_content_filter_store_new(directory);
+    compilation->done = done;
+    compilation->data = data;
     GBytes *source = g_bytes_new(json, strlen(json));
-    FilterCompilation compilation = {FALSE, NULL, NULL};
-    webkit_user_content_filter_store_save(store, identifier, source, NULL, filter_saved, &compilation);
-    while (!compilation.done) g_main_context_iteration(NULL, TRUE);
+    webkit_user_content_filter_store_save(compilation->store, identifier, source, NULL, filter_saved, compilation);
     g_bytes_unref(source);
-    g_object_unref(store);
-    if (!compilation.filter) *error = compilation.error ? describe_error(compilation.error) : g_strdup("no filter");
-    g_clear_error(&compilation.error);
-    return compilation.filter;
 }
 
 static gboolean skip_drawing(GtkWidget *widget, cairo_t *cr, gpointer data) {

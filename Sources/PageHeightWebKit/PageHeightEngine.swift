@@ -145,8 +145,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         let pool: ViewPool
         let boundary: OpaquePointer
         do {
-            pool = try pools.pool(for: options)
-            boundary = try BoundaryFilters.filter(for: page, options: options)
+            pool = try await pools.pool(for: options)
+            boundary = try await BoundaryFilters.filter(for: page, options: options)
             if !options.offline {
                 // What the user names is theirs to reach: the hosts they allow, the page's own.
                 let gate = try ConnectionGate.shared()
@@ -159,9 +159,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
         let view = await pool.checkout(options, boundary: boundary, fresh: freshView)
         if let upcoming {
-            // Once this page's load has started: the filter's compilation holds the main context.
             Task { @GLibActor in
-                guard let next = try? BoundaryFilters.filter(for: upcoming, options: options) else { return }
+                guard let next = try? await BoundaryFilters.filter(for: upcoming, options: options) else { return }
                 pool.prepare(next, options: options)
             }
         }
@@ -233,10 +232,10 @@ final class EnginePools {
     /// goes to. Offline, it sends them to a refusing proxy; in block mode its views also carry the
     /// content filter that stops those requests before they are sent (the proxy stays, for what
     /// the filter does not see). 
-    func pool(for options: MeasureOptions) throws -> ViewPool {
+    func pool(for options: MeasureOptions) async throws -> ViewPool {
         let mode = options.offline ? options.offlineMode.rawValue : "online"
         if let pool = pools[mode] { return pool }
-        let filter = options.offline && options.offlineMode == .block ? try OfflineBlocker.filter() : nil
+        let filter = options.offline && options.offlineMode == .block ? try await OfflineBlocker.filter() : nil
         if let pool = pools[mode] { return pool } // made by a page that asked while the filter compiled
         // A page that allocates without end gets its web process killed at 2 GB (checked
         // every second): `crashed`, "exceeded its memory limit", and the batch goes on.

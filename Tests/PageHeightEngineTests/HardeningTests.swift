@@ -48,7 +48,7 @@ struct HardeningTests {
             #expect(second.status == .ok && second.height == 5000,
                     "round \(round): the page after a service worker measured \(second.height ?? -1)")
         }
-        let cli = try Self.run(["--offline", "--timeout", "5", registering, next, registering, next])
+        let cli = try Self.run(["--json", "--offline", "--timeout", "5", registering, next, registering, next])
         let heights = cli.stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["height"] as? Double
         }

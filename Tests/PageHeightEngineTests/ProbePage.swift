@@ -35,7 +35,7 @@ final class ProbePage {
                              within seconds: Double, engine: PageHeightEngine) async throws -> ProbePage {
         var options = options
         options.clock = .real
-        let pool = try engine.pools.pool(for: options)
+        let pool = try await engine.pools.pool(for: options)
         let view = await pool.checkout(options, boundary: nil, fresh: true)
         view.setClock(virtual: clock == .virtual)
         view.load(source)

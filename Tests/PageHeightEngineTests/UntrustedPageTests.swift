@@ -46,7 +46,7 @@ struct UntrustedPageTests {
             }
             try "keep\n".write(to: home.appendingPathComponent(".bashrc"), atomically: true, encoding: .utf8)
             let before = Self.listing(root)
-            let run = try PageHeightBinary.run(mode + ["--timeout", "5", "--until", "schedule", filePage, httpPage],
+            let run = try PageHeightBinary.run(mode + ["--json", "--timeout", "5", "--until", "schedule", filePage, httpPage],
                                                environment: ["HOME": home.path, "TMPDIR": temporary.path,
                                                              "XDG_DOWNLOAD_DIR": home.path],
                                                in: work, within: 60)

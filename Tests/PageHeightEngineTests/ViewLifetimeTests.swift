@@ -21,7 +21,7 @@ struct ViewLifetimeTests {
     @GLibActor
     static func blankTimesOut(_ engine: PageHeightEngine, page: String) async throws -> (clean: Bool, freed: Bool) {
         let options = MeasureOptions()
-        let pool = try engine.pools.pool(for: options)
+        let pool = try await engine.pools.pool(for: options)
         var view: PageView? = await pool.checkout(options, boundary: nil, fresh: true)
         weak let watched = view
         view?.load(.file(page))

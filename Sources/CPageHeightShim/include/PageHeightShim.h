@@ -87,12 +87,12 @@ void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_da
 // Sends every request of `context` but loopback (localhost, 127.0.0.0/8, ::1) through `proxy_uri`.
 void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *proxy_uri);
 
-// Why: a content filter is compiled by an async save whose _finish returns it, and the first
-// `--offline=block` page needs it before its view is made. Compiles `json` (content-blocker rules)
-// into a store in `directory` and waits for it, running the default main context (where WebKit
-// answers). Returns a new reference, or NULL with `*error` set (free it with g_free).
-WebKitUserContentFilter *ph_compile_content_filter(const char *directory, const char *identifier, const char *json,
-                                                   char **error);
+// Why: a content filter is compiled by an async save whose _finish returns it (GAsyncReadyCallback
+// with a GObject source). Compiles `json` (content-blocker rules) into a store in `directory`;
+// `done` gets a new reference, or NULL and the reason (valid during the call), on the main context.
+typedef void (*PhFilterSaved)(WebKitUserContentFilter *filter, const char *error, void *data);
+void ph_save_content_filter(const char *directory, const char *identifier, const char *json, PhFilterSaved done,
+                            void *data);
 
 // Why: g_signal_connect is a macro. The off-screen window must be shown (WebKit only runs
 // ResizeObserver and animation frames for a visible view), but nobody looks at its pixels: this

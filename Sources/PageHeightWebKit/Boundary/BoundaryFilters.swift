@@ -35,19 +35,17 @@ enum BoundaryFilters {
         return addresses.sorted()
     }()
 
-    /// The filter for `source` under `options`, compiled on first use (waiting on the main
-    /// context, which may run other pages meanwhile).
-    static func filter(for source: PageSource, options: MeasureOptions) throws -> OpaquePointer {
+    /// The filter for `source` under `options`, compiled on first use.
+    static func filter(for source: PageSource, options: MeasureOptions) async throws -> OpaquePointer {
         let rules = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
                                               localAddresses: localAddresses)
         if let filter = cache[rules] { return filter }
-        let directory = try PrivateDirectory.path() + "/filters"
         compilations += 1
-        var error: UnsafeMutablePointer<CChar>?
-        guard let filter = ph_compile_content_filter(directory, "boundary-\(compilations)", rules, &error) else {
-            let reason = error.map { String(cString: $0) } ?? "unknown error"
-            g_free(error)
-            throw EngineError.offlineUnavailable("the page's subresource boundary did not compile: \(reason)")
+        let filter: OpaquePointer
+        do {
+            filter = try await ContentFilterStore.compile(rules, identifier: "boundary-\(compilations)")
+        } catch {
+            throw EngineError.offlineUnavailable("the page's subresource boundary did not compile: \(error)")
         }
         if let compiled = cache[rules] { // compiled by another page while this one waited
             webkit_user_content_filter_unref(filter)

@@ -13,20 +13,13 @@ enum OfflineBlocker {
     private static var compiled: OpaquePointer?
     private static var compilations = 0
 
-    /// The filter, compiled on first use (a few ms, waiting on the main context).
-    static func filter() throws -> OpaquePointer {
+    /// The filter, compiled on first use.
+    static func filter() async throws -> OpaquePointer {
         if let compiled { return compiled }
-        let directory = try PrivateDirectory.path() + "/filters"
         compilations += 1
-        let identifier = "offline-block-\(compilations)" // a nested compilation must not write over this one
-        var error: UnsafeMutablePointer<CChar>?
-        guard let filter = ph_compile_content_filter(directory, identifier, rules, &error) else {
-            let reason = error.map { String(cString: $0) } ?? "unknown error"
-            g_free(error)
-            throw EngineError.offlineUnavailable("the content filter did not compile: \(reason)")
-        }
-        // The wait runs the main context, so another page may have asked meanwhile and compiled
-        // its own (it cannot wait for this one, which resumes only after it returns): keep one.
+        let identifier = "offline-block-\(compilations)" // another page's compilation must not write over this one
+        let filter = try await ContentFilterStore.compile(rules, identifier: identifier)
+        // Another page may have asked while this one was compiled, and compiled its own: keep one.
         if let compiled {
             webkit_user_content_filter_unref(filter)
             return compiled
