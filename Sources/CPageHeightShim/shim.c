@@ -248,6 +248,42 @@ void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer
                                       website_data_cleared, pending_new((gpointer)fn, data, NULL));
 }
 
+static void cookie_added(GObject *source, GAsyncResult *result, gpointer user_data) {
+    Pending *p = user_data;
+    GError *error = NULL;
+    gboolean added = webkit_cookie_manager_add_cookie_finish(WEBKIT_COOKIE_MANAGER(source), result, &error);
+    gchar *message = added ? NULL : (error ? describe_error(error) : g_strdup("not added"));
+    ((ph_done_fn)p->fn)(message, p->data);
+    g_free(message);
+    g_clear_error(&error);
+    pending_free(p);
+}
+
+void ph_web_view_add_cookie(WebKitWebView *view, const char *name, const char *value, const char *domain,
+                            const char *path, gboolean secure, gboolean http_only, gint64 expires, ph_done_fn fn,
+                            gpointer data) {
+    SoupCookie *cookie = soup_cookie_new(name, value, domain, path, -1);
+    soup_cookie_set_secure(cookie, secure);
+    soup_cookie_set_http_only(cookie, http_only);
+    if (expires > 0) {
+        GDateTime *when = g_date_time_new_from_unix_utc(expires);
+        soup_cookie_set_expires(cookie, when);
+        g_date_time_unref(when);
+    }
+    WebKitCookieManager *manager = webkit_website_data_manager_get_cookie_manager(webkit_web_view_get_website_data_manager(view));
+    webkit_cookie_manager_add_cookie(manager, cookie, NULL, cookie_added, pending_new((gpointer)fn, data, NULL));
+    soup_cookie_free(cookie);
+}
+
+void ph_web_view_load_with_headers(WebKitWebView *view, const char *uri, const char *const *names,
+                                   const char *const *values, int count) {
+    WebKitURIRequest *request = webkit_uri_request_new(uri);
+    SoupMessageHeaders *headers = webkit_uri_request_get_http_headers(request);
+    for (int i = 0; headers && i < count; i++) soup_message_headers_append(headers, names[i], values[i]);
+    webkit_web_view_load_request(view, request);
+    g_object_unref(request);
+}
+
 void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *proxy_uri) {
     static const char *const loopback[] = {"localhost", "127.0.0.0/8", "::1", NULL};
     WebKitNetworkProxySettings *settings = webkit_network_proxy_settings_new(proxy_uri, loopback);

@@ -272,3 +272,42 @@ import Testing
         #expect(otherFiles.differences(from: old) == ["font files 40 → 41 (digest aa → bbbbbbbbbbbb)"])
     }
 }
+
+/// `--request-header`, `--cookie` and cookies.txt files parsed, and never encoded with their values.
+@Suite struct PageRequestsParsingTests {
+    @Test func headersAndCookiesParseAsCurlAndBrowsersWriteThem() throws {
+        #expect(try PageRequests.header("Authorization:  Bearer abc ") == .init(name: "Authorization", value: "Bearer abc"))
+        #expect(throws: UsageError.self) { try PageRequests.header("no colon") }
+        #expect(throws: UsageError.self) { try PageRequests.header("Bad Name: x") }
+        #expect(throws: UsageError.self) { try PageRequests.header("Host: example.com") }
+        #expect(throws: UsageError.self) { try PageRequests.header("X-A: a\u{0A}b") }
+        #expect(try PageRequests.cookie("session=a=b") == .init(name: "session", value: "a=b"))
+        #expect(throws: UsageError.self) { try PageRequests.cookie("novalue") }
+        let jar = """
+            # Netscape HTTP Cookie File
+            .example.com\tTRUE\t/\tTRUE\t4102444800\tsid\tabc
+            #HttpOnly_news.example\tFALSE\t/paywall\tFALSE\t0\ttoken\txyz\r
+            old.example\tFALSE\t/\tFALSE\t1000\texpired\tgone
+
+            """
+        let cookies = try PageRequests.cookiesFile(jar, name: "jar.txt", now: 2_000_000_000)
+        #expect(cookies.map(\.name) == ["sid", "token"])
+        #expect(cookies[0].domain == ".example.com" && cookies[0].includeSubdomains && cookies[0].secure && cookies[0].expires == 4102444800)
+        #expect(cookies[1].httpOnly && cookies[1].path == "/paywall" && cookies[1].expires == nil && cookies[1].value == "xyz")
+        #expect(throws: UsageError.self) { try PageRequests.cookiesFile("a.example\tTRUE\t/\n", name: "bad.txt") }
+        #expect(throws: UsageError.self) { try PageRequests.cookiesFile("a.example\tMAYBE\t/\tFALSE\t0\tn\tv\n", name: "bad.txt") }
+    }
+
+    @Test func aReportNamesThemWithoutTheirValues() throws {
+        var options = MeasureOptions()
+        options.requests = PageRequests(headers: [.init(name: "X-Token", value: "s3cret")],
+                                        cookies: [.init(name: "session", value: "s3cret", domain: "example.com")])
+        let json = String(decoding: try JSONEncoder().encode(options), as: UTF8.self)
+        #expect(json.contains("X-Token") && json.contains("session") && !json.contains("s3cret"), "\(json)")
+        let decoded = try JSONDecoder().decode(MeasureOptions.self, from: Data(json.utf8))
+        #expect(decoded.requests?.headers.map(\.name) == ["X-Token"] && decoded.requests?.cookies.first?.value == "")
+        let plain = try JSONEncoder().encode(MeasureOptions())
+        #expect(!String(decoding: plain, as: UTF8.self).contains("requests"))
+        #expect(try JSONDecoder().decode(MeasureOptions.self, from: plain).requests == nil)
+    }
+}

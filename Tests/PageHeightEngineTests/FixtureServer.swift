@@ -236,6 +236,7 @@ final class FixtureServer: @unchecked Sendable {
         lock.unlock()
 
         if serveHostileRoute(client, method: method, target: target) { return }
+        if serveRequestRoute(client, method: method, target: target, head: head) { return }
 
         guard method == "GET" || method == "HEAD" else {
             respond(client, status: "405 Method Not Allowed", type: "text/plain; charset=utf-8",
@@ -333,6 +334,32 @@ final class FixtureServer: @unchecked Sendable {
         default:
             return false
         }
+    }
+
+    /// Serves /needs-cookie and /needs-header: a page 1200 px (1300 px) tall when the request
+    /// carries the cookie `session=s3cret` (the header `X-Reader-Token: s3cret`), else 300 px, as
+    /// an article behind a login shows its teaser; false for any other target.
+    private func serveRequestRoute(_ client: Int32, method: String, target: String, head: String) -> Bool {
+        let path = String(target.prefix { $0 != "?" && $0 != "#" })
+        let fields = head.split(separator: "\r\n").dropFirst().map { line -> (String, String) in
+            let colon = line.firstIndex(of: ":") ?? line.endIndex
+            return (line[..<colon].lowercased(), line[colon...].dropFirst().trimmingCharacters(in: .whitespaces))
+        }
+        let granted: Bool, height: Int
+        switch path {
+        case "/needs-cookie":
+            granted = fields.contains { $0.0 == "cookie" && $0.1.split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == "session=s3cret" } }
+            height = 1200
+        case "/needs-header":
+            granted = fields.contains { $0.0 == "x-reader-token" && $0.1 == "s3cret" }
+            height = 1300
+        default:
+            return false
+        }
+        let body = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>login</title></head>"
+            + "<body style=\"margin:0\"><div style=\"height:\(granted ? height : 300)px\">\(granted ? "the article" : "a teaser")</div></body></html>\n"
+        respond(client, status: "200 OK", type: "text/html; charset=utf-8", body: Data(body.utf8), includeBody: method != "HEAD")
+        return true
     }
 
     static func reason(_ code: Int) -> String {

@@ -79,6 +79,18 @@ void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancel
 // Forgets what pages stored in `view`'s own data store (cookies, storages, databases, service workers).
 void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data);
 
+// Why: a SoupCookie is built through several setters, and the add is an async call whose _finish
+// needs a GObject source. Adds a cookie to the view's own data store; `fn` gets NULL or the error.
+// `domain` with a leading dot covers subdomains; `expires` 0 for a session cookie.
+void ph_web_view_add_cookie(WebKitWebView *view, const char *name, const char *value, const char *domain,
+                            const char *path, gboolean secure, gboolean http_only, gint64 expires, ph_done_fn fn,
+                            gpointer data);
+
+// Why: a request's header fields are a SoupMessageHeaders reached through the request. Loads
+// `uri` with `count` header fields (names and values) added to the main document's request.
+void ph_web_view_load_with_headers(WebKitWebView *view, const char *uri, const char *const *names,
+                                   const char *const *values, int count);
+
 // Why: the main resource's bytes arrive through an async _finish (used for the text-length fallback).
 typedef void (*ph_data_fn)(const guchar *bytes, gsize length, const char *error, gpointer data);
 void ph_main_resource_data(WebKitWebView *view, GCancellable *cancellable, ph_data_fn fn, gpointer data);

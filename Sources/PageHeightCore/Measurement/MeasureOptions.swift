@@ -82,6 +82,9 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Hosts (`name` or `name:port`) the page may load from although they are on loopback or a
     /// private network (`--allow-host`); nil for none.
     public var allowedHosts: [String]?
+    /// Header fields and cookies the page's requests carry (`--request-header`, `--cookie`,
+    /// `--cookies`); nil for none. Encoded without their values.
+    public var requests: PageRequests?
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0

@@ -77,7 +77,13 @@ package struct GivenOption {
     /// A finite number.
     package mutating func number() throws(UsageError) -> Double {
         let name = name
-        return try value({ Double($0).flatMap { $0.isFinite ? $0 : nil } }, refusal: { "'\(name)' takes a number, got '\($0)'" })
+        return try value({ Double($0).flatMap { $0.isFinite ? $0 : nil } }, refusal: { given in
+            // `--header 'Cookie: a=b'`: the native view's height, not a request header.
+            name == "--header" && given.contains(":")
+                ? "'--header' is the height in px of a native view above the page; to send a request header, use "
+                    + "--request-header 'Name: value' (a cookie: --cookie name=value)"
+                : "'\(name)' takes a number, got '\(given)'"
+        })
     }
 
     /// Sleeps in seconds separated by commas.

@@ -93,8 +93,12 @@ extension MeasuringOption {
               help: "JavaScript off: the height is then an estimate from the text."),
         .offline,
         .allowHost,
+        .requestHeader,
+        .cookie,
+        .cookiesFile,
         .number("--header", \.header, 0...1_000_000, "px", suite: .value("header"),
-                help: "A native view above the web view; adds to the report's total (total = header + height + footer)."),
+                help: "A native view above the web view, in px; adds to the report's total (total = header + height "
+                    + "+ footer). Not a request header: that is --request-header."),
         .number("--footer", \.footer, 0...1_000_000, "px", suite: .value("footer"),
                 help: "A native view below the web view; adds to the report's total."),
     ]
@@ -250,4 +254,80 @@ extension MeasuringOption {
         readSuite: { _, key, _ throws(SuiteValueProblem) in preconditionFailure("a suite has no key for --allow-host") },
         check: { _ throws(UsageError) in },
         copy: { from, to in to.allowedHosts = from.allowedHosts })
+
+    static let requestHeader = MeasuringOption(
+        name: "--request-header", negation: nil, placeholder: "name: value", valueIsOptional: false,
+        suiteKey: .value("requestHeaders"),
+        help: "Send this header field with the page's own request (the main document's, not its subresources'). "
+            + "Repeatable. Reports and logs name it, never its value.",
+        defaultText: nil, rangeText: nil,
+        read: { given, options throws(UsageError) in
+            let header = try PageRequests.header(try given.value())
+            options.requests = (options.requests ?? PageRequests()).adding(header: header)
+        },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            var requests = options.requests ?? PageRequests()
+            requests.headers = []
+            for item in try SuiteValue.list(value, key) {
+                guard let text = item as? String else { throw SuiteValueProblem("'\(key)' must be a list of 'Name: value' strings") }
+                do throws(UsageError) { requests.headers.append(try PageRequests.header(text)) } catch {
+                    throw SuiteValueProblem("'\(key)': \(error.message)")
+                }
+            }
+            options.requests = requests.isEmpty ? nil : requests
+        },
+        check: { _ throws(UsageError) in },
+        copy: { from, to in
+            var requests = to.requests ?? PageRequests()
+            requests.headers = from.requests?.headers ?? []
+            to.requests = requests.isEmpty ? nil : requests
+        })
+
+    static let cookie = MeasuringOption(
+        name: "--cookie", negation: nil, placeholder: "name=value", valueIsOptional: false, suiteKey: .value("cookies"),
+        help: "Send this cookie to the page's own host (an article behind a login). Repeatable. Reports and logs "
+            + "name it, never its value.",
+        defaultText: nil, rangeText: nil,
+        read: { given, options throws(UsageError) in
+            let cookie = try PageRequests.cookie(try given.value())
+            options.requests = (options.requests ?? PageRequests()).adding(cookies: [cookie])
+        },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            var requests = options.requests ?? PageRequests()
+            requests.cookies = []
+            for item in try SuiteValue.list(value, key) {
+                guard let text = item as? String else { throw SuiteValueProblem("'\(key)' must be a list of 'name=value' strings") }
+                do throws(UsageError) { requests.cookies.append(try PageRequests.cookie(text)) } catch {
+                    throw SuiteValueProblem("'\(key)': \(error.message)")
+                }
+            }
+            options.requests = requests.isEmpty ? nil : requests
+        },
+        check: { _ throws(UsageError) in },
+        copy: { from, to in
+            var requests = to.requests ?? PageRequests()
+            requests.cookies = from.requests?.cookies ?? []
+            to.requests = requests.isEmpty ? nil : requests
+        })
+
+    static let cookiesFile = MeasuringOption(
+        name: "--cookies", negation: nil, placeholder: "file", valueIsOptional: false, suiteKey: .none,
+        help: "Send the cookies of this Netscape cookies.txt file (curl's -c, browsers' exporters) to the hosts "
+            + "they name. Reports and logs name them, never their values.",
+        defaultText: nil, rangeText: nil,
+        read: { given, options throws(UsageError) in
+            let path = try given.value()
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("'--cookies': cannot read \(path)")
+            }
+            let cookies = try PageRequests.cookiesFile(String(decoding: data, as: UTF8.self), name: path)
+            options.requests = (options.requests ?? PageRequests()).adding(cookies: cookies)
+        },
+        readSuite: { _, _, _ throws(SuiteValueProblem) in preconditionFailure("a suite has no key for --cookies") },
+        check: { _ throws(UsageError) in },
+        copy: { from, to in
+            var requests = to.requests ?? PageRequests()
+            requests.cookies = from.requests?.cookies ?? []
+            to.requests = requests.isEmpty ? nil : requests
+        })
 }

@@ -82,11 +82,12 @@ final class MeasurementDriver {
         if view.adopt(boundary) || (options.javascript && !view.hasHistoryBase) {
             _ = await view.blank(height: Double(options.height))
         }
-        view.inbox.clear()
         view.setClock(virtual: virtualClock)
         view.setDrawn(snapshotPath != nil || PageView.drawsEveryPage)
         startedAt = GLibClock.now
         startedEpoch = Date().timeIntervalSince1970
+        await addCookies()
+        view.inbox.clear()
         let (reason, endedAt) = await measureWithinTimeout()
         note("ended: \(reason)")
         pool.verdictReached(view, options: options)
@@ -94,6 +95,22 @@ final class MeasurementDriver {
         let report = await report(for: reason, endedAt: endedAt)
         giveBack(after: reason)
         return report
+    }
+
+    /// Puts the page's cookies (`--cookie`, `--cookies`) into the view's data store before its
+    /// load: a cookie without a domain goes to the page's own host (none for a file page).
+    private func addCookies() async {
+        guard let cookies = options.requests?.cookies, !cookies.isEmpty else { return }
+        var host: String?
+        if case .url(let text) = source { host = URLComponents(string: text)?.host?.lowercased() }
+        for cookie in cookies {
+            guard let domain = cookie.domain ?? host else {
+                note("cookie \(cookie.name): the page has no host to send it to")
+                continue
+            }
+            if let error = await view.add(cookie, host: domain) { note("cookie \(cookie.name) not added: \(error)") }
+        }
+        note("cookies " + cookies.map(\.name).joined(separator: ", ") + " (values not logged)")
     }
 
     /// The measuring steps, raced against the timeout, which cancels them; with when it ended.
@@ -132,8 +149,11 @@ final class MeasurementDriver {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
-        view.load(source)
+        view.load(source, headers: options.requests?.headers ?? [])
         if let pid = view.webProcess { note("web process \(pid)") }
+        if let headers = options.requests?.headers, !headers.isEmpty {
+            note("request header\(headers.count == 1 ? "" : "s") " + headers.map(\.name).joined(separator: ", ") + " (values not logged)")
+        }
         if let end = await waitForLoad() { return end }
         guard !Task.isCancelled else { return nil }
         guard options.javascript else { return .javascriptDisabled }

@@ -507,15 +507,21 @@ final class PageView {
         return true
     }
 
-    func load(_ source: PageSource) {
+    /// Loads `source`; an http(s) page's own request carries `headers` (`--request-header`).
+    func load(_ source: PageSource, headers: [PageRequests.Header] = []) {
         renewed = false
         ph_clear_failed_resources(view)
         if let historyBase { webkit_web_view_restore_session_state(view, historyBase) }
-        noteWebProcess { start(source) }
+        noteWebProcess { start(source, headers: headers) }
     }
 
-    private func start(_ source: PageSource) {
+    private func start(_ source: PageSource, headers: [PageRequests.Header]) {
         switch source {
+        case .url(let url) where !headers.isEmpty && url.lowercased().hasPrefix("http"):
+            let names = headers.map { strdup($0.name) }, values = headers.map { strdup($0.value) }
+            defer { (names + values).forEach { free($0) } }
+            let constNames = names.map { UnsafePointer<CChar>($0) }, constValues = values.map { UnsafePointer<CChar>($0) }
+            ph_web_view_load_with_headers(view, url, constNames, constValues, Int32(headers.count))
         case .url(let url):
             webkit_web_view_load_uri(view, url)
         case .file(let path):
@@ -581,6 +587,18 @@ final class PageView {
         await CallbackBridge<Bool>.await(cancelled: false) { context in
             ph_web_view_clear_website_data(view, { error, data in
                 CallbackBridge<Bool>.resume(data, with: error == nil)
+            }, context)
+        }
+    }
+
+    /// Adds `cookie` to the view's own data store (cleared after each page: `ViewPool.ready`),
+    /// for `host` when it names no domain. Nil, or what went wrong.
+    func add(_ cookie: PageRequests.Cookie, host: String) async -> String? {
+        let domain = cookie.domain.map { cookie.includeSubdomains && !$0.hasPrefix(".") ? "." + $0 : $0 } ?? host
+        return await CallbackBridge<String?>.await(cancelled: "cancelled") { context in
+            ph_web_view_add_cookie(view, cookie.name, cookie.value, domain, cookie.path, cookie.secure ? 1 : 0,
+                                   cookie.httpOnly ? 1 : 0, gint64(cookie.expires ?? 0), { error, data in
+                CallbackBridge<String?>.resume(data, with: error.map { String(cString: $0) })
             }, context)
         }
     }

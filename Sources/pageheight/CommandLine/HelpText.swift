@@ -25,7 +25,8 @@ enum HelpText {
 
         ARGUMENTS:
           <page>                  A file path, an http(s):// file:// data: or about: URL, or - for HTML on stdin.
-                                  Several pages print JSON Lines, one report per page, in input order.
+                                  Several pages print a line each (page: height), in input order;
+                                  with --json, JSON Lines, one report per page.
 
         OPTIONS:
         \(MeasuringOption.helpLines)
