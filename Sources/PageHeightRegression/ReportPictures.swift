@@ -28,7 +28,8 @@ extension HTMLReport.Entry {
     /// afford: 360 px (headings readable) while there are at most 20 failures, then shrinking so
     /// that the failures' thumbnails together stay about the same size, down to 100 px (the
     /// layout and where it changed; the full-size PNGs are linked). A passed case's (`--all`)
-    /// shows only the page's shape. With 300 cases the file stays under 20 MB.
+    /// shows only the page's shape. A report of hundreds of cases stays small enough to mail
+    /// (its size: BENCHMARKS.md).
     public static func thumbnailWidth(passed: Bool, failedCases: Int) -> Double {
         passed ? 80 : min(360, max(100, 360 * (20 / Double(max(failedCases, 1))).squareRoot()))
     }

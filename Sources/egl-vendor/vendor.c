@@ -3,8 +3,8 @@
 //
 // pageheight's web processes draw pages in software (hardware acceleration off), yet WebKit opens
 // an EGL display as each one shows its first page and aborts if there is none. Mesa's EGL, the
-// only one Debian has, loads its driver and LLVM for it (13 MB PSS a web process, 10 MB of it
-// private relocations that nothing gives back). With this vendor the display opens, every request
+// only one Debian has, loads its driver and LLVM for it (into every web process, mostly private
+// relocations that nothing gives back). With this vendor the display opens, every request
 // for a context fails as if the machine had no GPU, and WebKit goes on drawing in software; WebGL
 // is unavailable (`getContext("webgl")` returns null).
 //

@@ -332,8 +332,10 @@ struct VirtualClockTests {
             }
             let count = try await Self.numbers(page, "[count]")[0]
             #expect(count - start == 30, "\(count - start) frames for 30 steps")
+            // A step is 1/60 s of the page's time plus the real time between two steps (a busy
+            // machine's round trips), which stays under the engine frames' hold.
             for (a, b) in zip(times, times.dropFirst()) {
-                #expect(b - a >= 1000.0 / 60 - 0.5 && b - a < 1000.0 / 60 + 10, "a step of \(b - a) ms")
+                #expect(b - a >= 1000.0 / 60 - 0.5 && b - a < 1000.0 / 60 + 500, "a step of \(b - a) ms")
             }
             #expect(try await page.evaluateInPage("calls.includes('cancelled')") == "false")
         }

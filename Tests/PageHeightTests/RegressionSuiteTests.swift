@@ -32,6 +32,15 @@ struct RegressionSuiteTests {
         #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "offline": "nowhere" }"#) }
     }
 
+    /// Issue 44: a suite's cookies and request headers, read as the command line reads them.
+    @Test func aSuiteSendsCookiesAndRequestHeaders() throws {
+        let login = try suite(#"{ "pages": ["card.html"], "cookies": ["session=s3cret"], "requestHeaders": ["X-Token: abc"] }"#)
+        #expect(login.options.requests == PageRequests(headers: [.init(name: "X-Token", value: "abc")],
+                                                       cookies: [.init(name: "session", value: "s3cret")]))
+        #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "cookies": ["novalue"] }"#) }
+        #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "requestHeaders": [3] }"#) }
+    }
+
     @Test func everyPageAtEveryWidthFontSizeAndZoomWithOptionsAndTemplates() throws {
         let suite = try suite("""
         { "pages": ["*.html", {"path": "fragment.html", "template": null}, "https://example.com/a"],

@@ -112,8 +112,8 @@ void ph_save_content_filter(const char *directory, const char *identifier, const
 // window's updates so GDK no longer allocates a paint buffer for them. Call once shown.
 void ph_window_skip_drawing(GtkWidget *window);
 
-// Why: a GLib timeout wakes the loop in whole milliseconds, rounded up (poll's timeout): a
-// settle check due at a time fired 0.7 ms after it on median. This source wakes through a
+// Why: a GLib timeout wakes the loop in whole milliseconds, rounded up (poll's timeout), so a
+// settle check due at a time fired up to a millisecond after it. This source wakes through a
 // timerfd instead, to the microsecond. Calls `fn` (with `data`) once, `microseconds` from now,
 // on the default main context; `destroy` releases `data`. Returns the source id (g_source_remove
 // cancels it). Falls back to a GLib timeout if no timerfd can be made.

@@ -137,7 +137,7 @@ package enum SubresourceBoundary {
     }
 
     /// Whether `host` is a dotted IPv4 address in one of `privateNetworks`' IPv4 ranges, matched
-    /// by hand: compiling those expressions for every page cost about 2 ms a page.
+    /// by hand: compiling those expressions for every page was a cost of its own (BENCHMARKS.md).
     private static func matchesPrivate(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { "0123456789".contains($0) } }) else { return false }

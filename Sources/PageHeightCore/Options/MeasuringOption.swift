@@ -267,13 +267,7 @@ extension MeasuringOption {
         },
         readSuite: { value, key, options throws(SuiteValueProblem) in
             var requests = options.requests ?? PageRequests()
-            requests.headers = []
-            for item in try SuiteValue.list(value, key) {
-                guard let text = item as? String else { throw SuiteValueProblem("'\(key)' must be a list of 'Name: value' strings") }
-                do throws(UsageError) { requests.headers.append(try PageRequests.header(text)) } catch {
-                    throw SuiteValueProblem("'\(key)': \(error.message)")
-                }
-            }
+            requests.headers = try strings(value, key, "'Name: value'", PageRequests.header)
             options.requests = requests.isEmpty ? nil : requests
         },
         check: { _ throws(UsageError) in },
@@ -294,13 +288,7 @@ extension MeasuringOption {
         },
         readSuite: { value, key, options throws(SuiteValueProblem) in
             var requests = options.requests ?? PageRequests()
-            requests.cookies = []
-            for item in try SuiteValue.list(value, key) {
-                guard let text = item as? String else { throw SuiteValueProblem("'\(key)' must be a list of 'name=value' strings") }
-                do throws(UsageError) { requests.cookies.append(try PageRequests.cookie(text)) } catch {
-                    throw SuiteValueProblem("'\(key)': \(error.message)")
-                }
-            }
+            requests.cookies = try strings(value, key, "'name=value'", PageRequests.cookie)
             options.requests = requests.isEmpty ? nil : requests
         },
         check: { _ throws(UsageError) in },
@@ -309,6 +297,17 @@ extension MeasuringOption {
             requests.cookies = from.requests?.cookies ?? []
             to.requests = requests.isEmpty ? nil : requests
         })
+
+    /// A suite's list of strings, each read as the command line reads the option's value.
+    private static func strings<T>(_ value: Any, _ key: String, _ form: String,
+                                   _ parse: (String) throws(UsageError) -> T) throws(SuiteValueProblem) -> [T] {
+        var parsed: [T] = []
+        for item in try SuiteValue.list(value, key) {
+            guard let text = item as? String else { throw SuiteValueProblem("'\(key)' must be a list of \(form) strings") }
+            do throws(UsageError) { parsed.append(try parse(text)) } catch { throw SuiteValueProblem("'\(key)': \(error.message)") }
+        }
+        return parsed
+    }
 
     static let cookiesFile = MeasuringOption(
         name: "--cookies", negation: nil, placeholder: "file", valueIsOptional: false, suiteKey: .none,

@@ -4,8 +4,8 @@ import Foundation
 /// offers a display and no GL, in place of Mesa's.
 ///
 /// Pages are drawn in software, yet each web process opens an EGL display as it shows its first
-/// page and aborts without one. Mesa's EGL loads its driver and LLVM for it: 13 MB PSS a web
-/// process, 10 MB of it LLVM's private relocations, which nothing can give back. GLVND (Debian's
+/// page and aborts without one. Mesa's EGL loads its driver and LLVM for it into every web
+/// process, mostly LLVM's private relocations, which nothing can give back (BENCHMARKS.md). GLVND (Debian's
 /// `libEGL.so.1`) loads the vendors named by `__EGL_VENDOR_LIBRARY_FILENAMES`, read once per
 /// process, so pointing it at ours before the first web process starts is enough; this process
 /// opened its EGL earlier (`ph_ui_process_without_egl`) and keeps it. Pages then have no WebGL,

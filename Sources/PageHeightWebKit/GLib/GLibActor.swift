@@ -104,7 +104,7 @@ enum GLibClock {
     static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
 
     /// Waits `seconds`; returns early, without throwing, when the task is cancelled. A GLib
-    /// timeout wakes the loop in whole milliseconds, rounded up: 0.7 ms late on median. `precise`
+    /// timeout wakes the loop in whole milliseconds, rounded up, so it is late. `precise`
     /// wakes it to the microsecond through a timerfd instead (`ph_timeout_add_precise`), for the
     /// settle check, whose lateness is pageheight's overhead; not for every wait, as an fd per
     /// timer costs throughput.

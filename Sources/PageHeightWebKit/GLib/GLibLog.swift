@@ -3,7 +3,7 @@ import Synchronization
 
 /// GLib's log output, minus the warnings pageheight causes on purpose.
 ///
-/// The engine's Xvfb runs without GLX (it saves about 50 MB of Mesa in the X server, and
+/// The engine's Xvfb runs without GLX (it saves loading Mesa into the X server, and
 /// pageheight never composites), so WebKit warns once per process that GTK could not
 /// initialize GL. Everything else goes to GLib's default writer, until the process is ending
 /// (`exiting(with:)`).

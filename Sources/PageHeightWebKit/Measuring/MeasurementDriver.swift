@@ -503,7 +503,7 @@ final class MeasurementDriver {
         if let timer = nextPageTimer, timer < target.to {
             // Before the first one-shot timer (pending work) and the child frames' first timer,
             // only the top frame's periodic timers come due: one run over all their ticks, each at
-            // its own time (a round trip a tick made a 5 ms chain run at about real speed).
+            // its own time (a round trip a tick made a short chain run at about real speed).
             // Else a jump to the timer, which runs there.
             let runTo = min(target.to, nextOneShotTimer ?? .infinity, nextChildTimer ?? .infinity)
             target = framesWaiting == 0 && runTo > timer + 0.0005 ? (runTo, ClockJump.timers) : (timer, "timer")

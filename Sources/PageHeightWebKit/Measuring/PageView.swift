@@ -284,7 +284,7 @@ final class PageView {
     /// lay the next page out in a viewport still as tall as the last (a 100vh page then
     /// measures that). True once the view has finished loading and the document itself
     /// says it is that blank page, complete, with that viewport: the view's URI changes as soon
-    /// as a load is asked for and a resize takes 20-40 ms, so only the page can tell, and the
+    /// as a load is asked for and a resize takes tens of milliseconds, so only the page can tell, and the
     /// title is new each time, so that a page that failed to load (still the initial
     /// about:blank) cannot pass for it. False if that did not happen within a second,
     /// or the view cannot run JavaScript: then the view must not be reused.
@@ -475,7 +475,7 @@ final class PageView {
     }
 
     /// Sets the viewport height in CSS px (the view is `height * zoom` device px tall).
-    /// Takes effect asynchronously: `innerHeight` follows 20-40 ms later.
+    /// Takes effect asynchronously: `innerHeight` follows some frames later.
     func setViewportHeight(_ height: Double) {
         let deviceWidth = gint((Double(cssWidth) * zoom).rounded())
         let deviceHeight = gint(max(1, (height * zoom).rounded()))

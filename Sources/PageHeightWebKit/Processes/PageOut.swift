@@ -66,8 +66,8 @@ enum PageOut {
     }
 
     /// Paging out a clean file page that no other process maps drops it from the page cache
-    /// too, so the next web process read LLVM's start-up code from the disk again: one job's
-    /// quick rule took 20% longer (by hand, 185 pages: 39-42 s against 33-35 s). Asking the
+    /// too, so the next web process read LLVM's start-up code from the disk again, and a batch
+    /// at one job slowed down measurably (BENCHMARKS.md's history). Asking the
     /// kernel to read those parts of the files back (POSIX_FADV_WILLNEED, in the background)
     /// keeps them in the page cache, which no process's memory counts, for the next one. The
     /// kernel reads at most its readahead window (often 1-8 MB) a call: one call a megabyte.

@@ -189,7 +189,7 @@ function schedule(cause) {
 }
 
 // A reading, as JSON text: a string crosses to native code far cheaper than an object, which
-// WebKit rebuilds there field by field (about 1 ms a reading on a corpus page). All metrics only
+// WebKit rebuilds there field by field, a cost on every reading. All metrics only
 // when asked (`all`): lowest-element visits every element's box.
 function measure(all) {
   refresh();
@@ -282,7 +282,7 @@ Object.defineProperty(window, '__pageheight', {
 
 // --- the engine's work right after the load event ----------------------------------------
 // Once the load event has run, WebKit lays the page out (Document::implicitClose) before it
-// tells native code that the load finished, which took 80-110 ms on some corpus pages. No event
+// tells native code that the load finished, a long pass on large pages. No event
 // marks the end of that pass, so the probe runs it itself in the first pageshow event (after
 // every load listener, right before WebKit's own pass, which then has nothing left to do) and
 // times it: that is the engine's work, not pageheight's.
