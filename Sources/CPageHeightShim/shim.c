@@ -552,6 +552,10 @@ void ph_web_context_refuse_downloads(WebKitWebContext *context) {
     g_signal_connect(context, "download-started", G_CALLBACK(refuse_download), NULL);
 }
 
+void ph_set_prefer_dark(int dark) {
+    g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", dark ? TRUE : FALSE, NULL);
+}
+
 static void request_failed(WebKitWebResource *resource, GError *error, gpointer view) {
     // Stopping a page (or leaving it) cancels its requests: not a failure of the page.
     if (g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_CANCELLED)) return;

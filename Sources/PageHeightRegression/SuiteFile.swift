@@ -59,6 +59,7 @@ extension RegressionSuite {
             guard case .value(let key) = option.suiteKey, let value = json[key] else { continue }
             try read { () throws(SuiteValueProblem) in try option.readSuite(value, key, &options) }
         }
+        options.takeDeviceViewport(keepingWidth: json["widths"] != nil, keepingHeight: json["height"] != nil)
 
         let widths = try list("widths").map { values throws(SuiteError) in
             try values.map { v throws(SuiteError) in try whole(v, "widths", MeasuringOption.widthRange) }
@@ -130,7 +131,7 @@ extension RegressionSuite {
             guard !pages.isEmpty else { throw fail("'exclude' leaves no page") }
         }
         let defaults = MeasureOptions()
-        return RegressionSuite(path: path, pages: pages, widths: widths ?? [defaults.width],
+        return RegressionSuite(path: path, pages: pages, widths: widths ?? [options.width],
                                fontSizes: fontSizes ?? [defaults.fontSize], zooms: zooms ?? [defaults.zoom],
                                options: options, tolerance: tolerance, keepsSnapshots: keepsSnapshots,
                                repeatCount: repeatCount)

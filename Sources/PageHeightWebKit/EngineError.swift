@@ -5,6 +5,8 @@ public enum EngineError: Error, CustomStringConvertible {
     case offlineUnavailable(String)
     case privateDirectoryFailed(String)
     case fontsUnavailable(String)
+    case scaleUnavailable(String)
+    case languagesUnavailable(String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,8 @@ public enum EngineError: Error, CustomStringConvertible {
         case .offlineUnavailable(let detail): "--offline: \(detail)"
         case .privateDirectoryFailed(let detail): "private directory: \(detail)"
         case .fontsUnavailable(let detail): "fonts: \(detail)"
+        case .scaleUnavailable(let detail): "device scale: \(detail)"
+        case .languagesUnavailable(let detail): "languages: \(detail)"
         }
     }
 }

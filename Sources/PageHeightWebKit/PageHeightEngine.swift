@@ -18,6 +18,10 @@ public final class PageHeightEngine: @unchecked Sendable {
     public let fonts: FontChoice
     /// What the reports record about `fonts`, worked out once at the start.
     public let fontSet: FontSet
+    /// The device scale pages are rendered at, and the languages they are asked for
+    /// (`shared(fonts:scale:languages:)`).
+    public let scale: Int
+    public let languages: [String]
 
     private static let instance = Mutex<PageHeightEngine?>(nil)
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
@@ -26,23 +30,43 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// The process's engine, started on first use (display, GTK, web context) with `fonts`
     /// (pinned by default). Asking again for other fonts than the running engine's is an error:
     /// fontconfig reads its configuration once per process.
-    public static func shared(fonts: FontChoice = FontChoice()) throws -> PageHeightEngine {
+    ///
+    /// `scale` is the device scale the engine renders at (GDK's, whole numbers only), and
+    /// `languages` the ones pages are asked for (`Accept-Language`, `navigator.language`): one each
+    /// per process too (a web process takes the languages when it starts and keeps them), so a
+    /// measurement whose device (`--device`) or languages (`--lang`) differ is a `load-error`.
+    public static func shared(fonts: FontChoice = FontChoice(), scale: Int = 1,
+                              languages: [String] = MeasureOptions.defaultLanguages) throws -> PageHeightEngine {
         try instance.withLock { instance in
             if let instance {
                 guard instance.fonts == fonts else {
                     throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
                         + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
                 }
+                guard instance.scale == scale else {
+                    throw EngineError.scaleUnavailable("the engine already renders at scale \(instance.scale), not \(scale); "
+                        + "one device scale per process")
+                }
+                guard instance.languages == languages else {
+                    throw EngineError.languagesUnavailable("the engine already asks for \(instance.languages.joined(separator: ",")), "
+                        + "not \(languages.joined(separator: ",")); one language list per process")
+                }
                 return instance
             }
-            let engine = try PageHeightEngine(fonts: fonts)
+            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages)
             instance = engine
             return engine
         }
     }
 
-    private init(fonts: FontChoice) throws {
+    private init(fonts: FontChoice, scale: Int, languages: [String]) throws {
         self.fonts = fonts
+        self.scale = scale
+        self.languages = languages
+        // GDK's scale is the web views' device scale factor (`devicePixelRatio`, `srcset`'s
+        // choice, snapshots' pixels), one for the process; a scale in the user's environment
+        // would change every height's images.
+        setenv("GDK_SCALE", "\(scale)", 1)
         let resolvedFonts = try FontConfiguration.resolve(fonts)
         fontSet = resolvedFonts.set
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
@@ -93,6 +117,11 @@ public final class PageHeightEngine: @unchecked Sendable {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
             ph_on_display_lost { DisplayLoss.report() }
+            // Before any web process starts: each takes the list when it starts and keeps it.
+            let copies = languages.map { strdup($0) }
+            defer { copies.forEach { free($0) } }
+            var list = copies.map { UnsafePointer<CChar>($0) } + [nil]
+            webkit_web_context_set_preferred_languages(webkit_web_context_get_default(), &list)
         }
     }
 
@@ -124,7 +153,17 @@ public final class PageHeightEngine: @unchecked Sendable {
                         log: @escaping @Sendable (String) -> Void = { _ in },
                         verdictReached: (@Sendable () -> Void)? = nil) async -> PageReport {
         var report: PageReport
-        if let asked = options.fonts, asked != fonts {
+        if options.deviceProfile.engineScale != scale {
+            let device = options.deviceProfile
+            report = ReportBuilder.inputError(url: page.url, message: "this measurement's device (\(device.name.rawValue)) renders "
+                + "at scale \(device.engineScale); the engine renders at scale \(scale) (one scale per process: start "
+                + "the engine with the device's scale)", options: options)
+        } else if options.languages ?? MeasureOptions.defaultLanguages != languages {
+            report = ReportBuilder.inputError(url: page.url, message: "this measurement asks for the languages "
+                + (options.languages ?? MeasureOptions.defaultLanguages).joined(separator: ",") + "; the engine asks for "
+                + languages.joined(separator: ",") + " (one language list per process: start the engine with them)",
+                options: options)
+        } else if let asked = options.fonts, asked != fonts {
             let problem = EngineError.fontsUnavailable("this measurement asks for \(asked.mode.rawValue) fonts and "
                 + "\(asked.directories.count) font directories; the engine renders with \(fonts.mode.rawValue) fonts and "
                 + "\(fonts.directories.count) (one font configuration per process)")
@@ -166,6 +205,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
         let driver = MeasurementDriver(pool: pool, view: view, source: page, boundary: boundary, options: options,
                                        snapshotPath: snapshot, freshView: freshView, log: log, verdictReached: verdictReached)
+        await ColorSchemeGate.shared.enter(options.colorScheme ?? .light)
+        defer { ColorSchemeGate.shared.leave() }
         return await driver.run()
     }
 

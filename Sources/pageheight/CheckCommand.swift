@@ -28,7 +28,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
             return subcommandUsageError("the template \(path) does not exist", usage: CheckArguments.checkUsage)
         }
     }
-    guard let engine = startEngine(fonts: suite.options.fonts) else { return 70 }
+    guard let engine = startEngine(for: suite.options) else { return 70 }
 
     // Current snapshots go to a scratch directory: the report inlines them, --update keeps them.
     let wantsSnapshots = parsed.report != nil || (parsed.update && suite.keepsSnapshots)

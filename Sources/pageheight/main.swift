@@ -49,7 +49,7 @@ func run() async -> Int32 {
         }
     }
 
-    guard let engine = startEngine(fonts: arguments.options.fonts) else { return 70 }
+    guard let engine = startEngine(for: arguments.options) else { return 70 }
 
     var allOK = true
     for (index, source) in sources.enumerated() {
@@ -76,11 +76,13 @@ func run() async -> Int32 {
     return allOK ? 0 : 1
 }
 
-/// The process's engine, rendering with `fonts`, or nil after saying on stderr why it could not
-/// start (exit 70).
-func startEngine(fonts: FontChoice?) -> PageHeightEngine? {
+/// The process's engine, rendering with the fonts, at the device scale and in the languages of
+/// `options`, or nil
+/// after saying on stderr why it could not start (exit 70).
+func startEngine(for options: MeasureOptions) -> PageHeightEngine? {
     do {
-        return try PageHeightEngine.shared(fonts: fonts ?? FontChoice())
+        return try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
+                                           languages: options.languages ?? MeasureOptions.defaultLanguages)
     } catch {
         FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
         return nil
@@ -129,7 +131,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     if let shard = arguments.shard, arguments.progress {
         FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
     }
-    guard let engine = startEngine(fonts: arguments.options.fonts) else { return 70 }
+    guard let engine = startEngine(for: arguments.options) else { return 70 }
     let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
     PageHeightEngine.onDisplayLost { [out = arguments.out] in
         let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""

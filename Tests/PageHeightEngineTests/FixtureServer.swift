@@ -338,7 +338,11 @@ final class FixtureServer: @unchecked Sendable {
 
     /// Serves /needs-cookie and /needs-header: a page 1200 px (1300 px) tall when the request
     /// carries the cookie `session=s3cret` (the header `X-Reader-Token: s3cret`), else 300 px, as
-    /// an article behind a login shows its teaser; false for any other target.
+    /// an article behind a login shows its teaser. /by-device: a site that picks its document by
+    /// the user agent on the server, a mobile page 600 px tall for a phone's ("Mobile" in it, as
+    /// iOS Safari's and Android's say) and a desktop page 2400 px tall otherwise. /by-language:
+    /// 700 px for a request whose `Accept-Language` prefers French, else 500 px. False for any
+    /// other target.
     private func serveRequestRoute(_ client: Int32, method: String, target: String, head: String) -> Bool {
         let path = String(target.prefix { $0 != "?" && $0 != "#" })
         let fields = head.split(separator: "\r\n").dropFirst().map { line -> (String, String) in
@@ -353,6 +357,18 @@ final class FixtureServer: @unchecked Sendable {
         case "/needs-header":
             granted = fields.contains { $0.0 == "x-reader-token" && $0.1 == "s3cret" }
             height = 1300
+        case "/by-device":
+            let mobile = fields.contains { $0.0 == "user-agent" && $0.1.contains("Mobile") }
+            let body = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(mobile ? "mobile" : "desktop")</title></head>"
+                + "<body style=\"margin:0\"><div style=\"height:\(mobile ? 600 : 2400)px\"></div></body></html>\n"
+            respond(client, status: "200 OK", type: "text/html; charset=utf-8", body: Data(body.utf8), includeBody: method != "HEAD")
+            return true
+        case "/by-language":
+            let french = fields.contains { $0.0 == "accept-language" && $0.1.lowercased().hasPrefix("fr") }
+            let body = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>\(french ? "fr" : "other")</title></head>"
+                + "<body style=\"margin:0\"><div style=\"height:\(french ? 700 : 500)px\"></div></body></html>\n"
+            respond(client, status: "200 OK", type: "text/html; charset=utf-8", body: Data(body.utf8), includeBody: method != "HEAD")
+            return true
         default:
             return false
         }

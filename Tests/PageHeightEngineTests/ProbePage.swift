@@ -37,7 +37,7 @@ final class ProbePage {
         options.clock = .real
         let pool = try await engine.pools.pool(for: options)
         let view = await pool.checkout(options, boundary: nil, fresh: true)
-        view.setClock(virtual: clock == .virtual)
+        view.setHooks(virtual: clock == .virtual, device: .desktop)
         view.load(source)
         let page = ProbePage(pool: pool, view: view, options: options)
         let deadline = Date().addingTimeInterval(seconds)
@@ -57,7 +57,7 @@ final class ProbePage {
     /// with the title `title` (throws after `within` seconds).
     func load(_ source: PageSource, clock: PageClockMode, title: String, within seconds: Double = 10) async throws {
         guard let view else { throw ProbePageError.closed }
-        view.setClock(virtual: clock == .virtual)
+        view.setHooks(virtual: clock == .virtual, device: .desktop)
         view.inbox.clear() // the last page's commit: else this load counts as that page navigating away
         view.load(source)
         let deadline = Date().addingTimeInterval(seconds)

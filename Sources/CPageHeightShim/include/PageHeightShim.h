@@ -61,6 +61,10 @@ int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const c
 // failed subresources as "a download, refused".
 void ph_web_context_refuse_downloads(WebKitWebContext *context);
 
+// Why: g_object_set is variadic. Sets GTK's `gtk-application-prefer-dark-theme`, which WebKitGTK
+// answers `prefers-color-scheme` from, for every view of the process, live.
+void ph_set_prefer_dark(int dark);
+
 // Why: a hostile page must not stall the run: dialogs are answered (cancel), popups and print requests
 // refused in C handlers.
 void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view);

@@ -85,6 +85,16 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// Header fields and cookies the page's requests carry (`--request-header`, `--cookie`,
     /// `--cookies`); nil for none. Encoded without their values.
     public var requests: PageRequests?
+    /// The device the page sees (`--device`: user agent, scale, touch, screen); nil: desktop.
+    public var device: DeviceProfile.Name?
+    /// The languages the page is asked for, most wanted first (`--lang`): `Accept-Language` and
+    /// `navigator.language`; nil: `defaultLanguages`.
+    public var languages: [String]?
+    /// The languages of a page that names none: fixed, so that the machine's locale never changes
+    /// a result (WebKit would take them from `LANG`, and a `C` locale gives `navigator.language` "C").
+    public static let defaultLanguages = ["en-US"]
+    /// `prefers-color-scheme` (`--color-scheme`); nil: light.
+    public var colorScheme: ColorScheme?
     /// Native views above and below the web view in the same scroll view.
     public var header: Double = 0
     public var footer: Double = 0
@@ -97,5 +107,21 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     public var fonts: FontChoice? = FontChoice()
 
     public init() {}
+
+    /// The profile of `device`.
+    public var deviceProfile: DeviceProfile { DeviceProfile.named(device ?? .desktop) }
+
+    /// Gives the viewport `device`'s size, but for the sides the user set (`--width`, `--height`).
+    public mutating func takeDeviceViewport(keepingWidth: Bool, keepingHeight: Bool) {
+        guard let device else { return }
+        let profile = DeviceProfile.named(device)
+        if !keepingWidth { width = profile.width }
+        if !keepingHeight { height = profile.height }
+    }
+}
+
+/// `prefers-color-scheme`, as the page's style sheets and scripts see it.
+public enum ColorScheme: String, CaseIterable, Codable, Sendable {
+    case light, dark
 }
 

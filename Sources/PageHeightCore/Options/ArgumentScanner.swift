@@ -95,14 +95,15 @@ package struct GivenOption {
         return schedule
     }
 
-    /// A comma-separated list of numbers, each once (in the order first given); `example`
-    /// shows one in the error.
-    package mutating func list<T: Hashable>(example: String, _ convert: (String) -> T?) throws(UsageError) -> [T] {
+    /// A comma-separated list of numbers (or of what `noun` says), each once (in the order first
+    /// given); `example` shows one in the error.
+    package mutating func list<T: Hashable>(example: String, noun: String = "numbers",
+                                            _ convert: (String) -> T?) throws(UsageError) -> [T] {
         let text = try value()
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         let values = items.compactMap(convert)
         guard !items.isEmpty, values.count == items.count else {
-            throw UsageError("'\(name)' takes a comma-separated list of numbers, e.g. \(example); got '\(text)'")
+            throw UsageError("'\(name)' takes a comma-separated list of \(noun), e.g. \(example); got '\(text)'")
         }
         return values.uniqued()
     }

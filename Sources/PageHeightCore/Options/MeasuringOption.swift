@@ -63,6 +63,7 @@ extension MeasuringOption {
 
     /// Every measuring option, in the order help and the README list them.
     public static let all: [MeasuringOption] = [
+        .device,
         .whole("--width", \.width, widthRange, "px", suite: .cases("widths"), help: "Viewport width in CSS px."),
         .whole("--height", \.height, 1...100_000, "px", suite: .value("height"),
                help: "Initial viewport height in CSS px (fit mode changes it)."),
@@ -91,6 +92,8 @@ extension MeasuringOption {
               help: "Fit mode: each adopted height becomes the view's height, as in the reader app."),
         .flag(on: nil, off: "--no-javascript", \.javascript, suite: "javascript",
               help: "JavaScript off: the height is then an estimate from the text."),
+        .languages,
+        .colorScheme,
         .offline,
         .allowHost,
         .requestHeader,
@@ -329,4 +332,68 @@ extension MeasuringOption {
             requests.cookies = from.requests?.cookies ?? []
             to.requests = requests.isEmpty ? nil : requests
         })
+
+    static let device = MeasuringOption(
+        name: "--device", negation: nil, placeholder: "name", valueIsOptional: false, suiteKey: .value("device"),
+        help: "What the page sees of the device: " + DeviceProfile.Name.allCases.map(\.rawValue).joined(separator: ", ")
+            + " (user agent, viewport, scale, touch, screen, platform; the README's Devices table says which the engine "
+            + "takes and which only scripts see). --width and --height still set the viewport; in check and sweep "
+            + "the suite's widths stay.",
+        defaultText: DeviceProfile.Name.desktop.rawValue, rangeText: nil,
+        read: { given, options throws(UsageError) in
+            let name: DeviceProfile.Name = try given.choice(noun: "device")
+            options.device = name == .desktop ? nil : name
+        },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            guard let text = value as? String, let name = DeviceProfile.Name(rawValue: text) else {
+                throw SuiteValueProblem("'\(key)' must be one of: " + DeviceProfile.Name.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            options.device = name == .desktop ? nil : name
+        },
+        check: { _ throws(UsageError) in },
+        copy: { from, to in to.device = from.device })
+
+    /// A language tag as `Accept-Language` carries it: letters, then `-` and letters or digits.
+    package static func isLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (1...8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
+    }
+
+    static let languages = MeasuringOption(
+        name: "--lang", negation: nil, placeholder: "tags", valueIsOptional: false, suiteKey: .value("languages"),
+        help: "The languages the page is asked for, most wanted first, comma-separated (fr-FR,fr): Accept-Language "
+            + "and navigator.language.",
+        defaultText: MeasureOptions.defaultLanguages.joined(separator: ","), rangeText: nil,
+        read: { given, options throws(UsageError) in
+            options.languages = try given.list(example: "fr-FR,fr", noun: "language tags") { isLanguageTag($0) ? $0 : nil }
+        },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            let problem = SuiteValueProblem("'\(key)' must be a list of language tags, e.g. [\"fr-FR\", \"fr\"]")
+            let list = try SuiteValue.list(value, key)
+            let tags = list.compactMap { ($0 as? String).flatMap { isLanguageTag($0) ? $0 : nil } }
+            guard tags.count == list.count, !tags.isEmpty else { throw problem }
+            options.languages = tags
+        },
+        check: { _ throws(UsageError) in },
+        copy: { from, to in to.languages = from.languages })
+
+    static let colorScheme = MeasuringOption(
+        name: "--color-scheme", negation: nil, placeholder: "name", valueIsOptional: false, suiteKey: .value("colorScheme"),
+        help: "prefers-color-scheme, for style sheets and scripts: light or dark.",
+        defaultText: ColorScheme.light.rawValue, rangeText: nil,
+        read: { given, options throws(UsageError) in
+            let scheme: ColorScheme = try given.choice(noun: "color scheme")
+            options.colorScheme = scheme == .light ? nil : scheme
+        },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            guard let text = value as? String, let scheme = ColorScheme(rawValue: text) else {
+                throw SuiteValueProblem("'\(key)' must be one of: " + ColorScheme.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            options.colorScheme = scheme == .light ? nil : scheme
+        },
+        check: { _ throws(UsageError) in },
+        copy: { from, to in to.colorScheme = from.colorScheme })
 }

@@ -82,7 +82,7 @@ final class MeasurementDriver {
         if view.adopt(boundary) || (options.javascript && !view.hasHistoryBase) {
             _ = await view.blank(height: Double(options.height))
         }
-        view.setClock(virtual: virtualClock)
+        view.setHooks(virtual: virtualClock, device: options.deviceProfile)
         view.setDrawn(snapshotPath != nil || PageView.drawsEveryPage)
         startedAt = GLibClock.now
         startedEpoch = Date().timeIntervalSince1970

@@ -180,7 +180,7 @@ final class PageView {
         ph_dismiss_dialogs_and_refuse_popups(view)
         ph_track_requests(view)
 
-        setClock(virtual: options.clock == .virtual)
+        setHooks(virtual: options.clock == .virtual, device: options.deviceProfile)
         addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
                   world: ProbeScript.world)
         if options.offline {
@@ -393,21 +393,26 @@ final class PageView {
         webkit_web_view_stop_loading(view)
     }
 
-    /// The page world's hooks in place, and whether they are the virtual clock's.
-    private var hooks: (script: OpaquePointer, virtual: Bool)?
+    /// The page world's hooks in place: whether they are the virtual clock's, and the device
+    /// they emulate.
+    private var hooks: (script: OpaquePointer, virtual: Bool, device: DeviceProfile.Name)?
 
     /// Puts the hooks of the real clock (every frame's timers and requests) or of the virtual
-    /// clock (every frame's time as well) in place for the next load.
-    func setClock(virtual: Bool) {
-        guard hooks?.virtual != virtual else { return }
+    /// clock (every frame's time as well) in place for the next load, with what scripts read of
+    /// `device`; and the device's user agent.
+    func setHooks(virtual: Bool, device: DeviceProfile) {
+        guard hooks?.virtual != virtual || hooks?.device != device.name else { return }
         if let hooks {
             webkit_user_content_manager_remove_script(manager, hooks.script)
             webkit_user_script_unref(hooks.script)
         }
-        let script = webkit_user_script_new(ProbeScript.hooks(virtualClock: virtual), WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES,
-                                            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)!
+        let script = webkit_user_script_new(ProbeScript.hooks(virtualClock: virtual, device: device),
+                                            WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
+                                            nil, nil)!
         webkit_user_content_manager_add_script(manager, script)
-        hooks = (script, virtual)
+        // Nil gives the engine's own user agent back.
+        webkit_settings_set_user_agent(webkit_web_view_get_settings(view), device.userAgent)
+        hooks = (script, virtual, device.name)
     }
 
     /// The style sheet that keeps the page's pixels undrawn, while it is in place.

@@ -52,9 +52,23 @@ enum ProbeScript {
 
     /// The hooks, for the page's world of every frame: timers and requests on the real clock, the
     /// virtual clock as well on it.
-    static func hooks(virtualClock: Bool) -> String {
+    static func hooks(virtualClock: Bool, device: DeviceProfile = .desktop) -> String {
         "(function(){const STATE_EVENT=\"\(stateEvent)\";const CLOCK_EVENT=\"\(clockEvent)\";"
-            + "const VIRTUAL_CLOCK=\(virtualClock);\n" + hooksBody + "\n})();"
+            + "const VIRTUAL_CLOCK=\(virtualClock);const DEVICE=\(deviceLiteral(device));\n" + hooksBody + "\n})();"
+    }
+
+    /// What the hooks emulate of `device` (see hooks.js, "the device"), as a JavaScript object
+    /// literal; `null` for the desktop, which is the engine's own.
+    static func deviceLiteral(_ device: DeviceProfile) -> String {
+        guard device.name != .desktop else { return "null" }
+        // The table's platforms are plain ASCII words (`DeviceProfile`): quoted as they are.
+        let quoted = { (text: String) -> String in
+            precondition(text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }, text)
+            return "\"\(text)\""
+        }
+        let screen = device.screen.map { "[\($0.width),\($0.height)]" } ?? "null"
+        return "{scale:\(device.scale),touchPoints:\(device.touchPoints),platform:\(device.platform.map(quoted) ?? "null"),"
+            + "screen:\(screen)}"
     }
 
     /// The page's clock as JSON text (`PageClock`).

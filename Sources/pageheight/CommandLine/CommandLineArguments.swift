@@ -39,7 +39,9 @@ struct CommandLineArguments: Equatable, Sendable {
             result.command = .batch
             arguments.removeFirst()
         }
+        var named: Set<String> = []
         try ArgumentScanner.scan(arguments, operand: { result.pages.append($0) }) { given throws(UsageError) in
+            named.insert(given.name)
             switch given.name {
             case "-h", "--help": try given.flag(); result.help = true
             case "--version": try given.flag(); result.version = true
@@ -64,6 +66,7 @@ struct CommandLineArguments: Equatable, Sendable {
                 throw UsageError("'\(given.name)' is an option of 'pageheight batch'")
             }
         }
+        result.options.takeDeviceViewport(keepingWidth: named.contains("--width"), keepingHeight: named.contains("--height"))
         return result
     }
 

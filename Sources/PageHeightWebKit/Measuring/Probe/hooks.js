@@ -1,6 +1,6 @@
 // The hooks (see ProbeScript.swift): run at document start in the page's own world, in every
-// frame, as the body of a function whose prologue defines STATE_EVENT, CLOCK_EVENT and
-// VIRTUAL_CLOCK.
+// frame, as the body of a function whose prologue defines STATE_EVENT, CLOCK_EVENT,
+// VIRTUAL_CLOCK and DEVICE.
 //
 // --- what the page can change ----------------------------------------------------------------
 // The hooks share the page's world: every global, prototype and method they call after document
@@ -257,6 +257,7 @@ if (!VIRTUAL_CLOCK) {
 } else {
   installVirtualClock();
 }
+if (DEVICE) installDevice(DEVICE);
 if (window.fetch) {
   const nativeFetch = window.fetch;
   const then = Promise.prototype.then;
@@ -604,4 +605,92 @@ function installVirtualClock() {
     }
   }, true);
   if (isChild) postTo(parentWindow, { [FRAME_ASK]: true });
+}
+
+// --- the device (`--device`) ---
+// DEVICE (null for the desktop) is what scripts read of a phone or tablet that the engine does not
+// answer itself: `devicePixelRatio` (exact; the engine renders at the whole scale above it),
+// `navigator.maxTouchPoints` and `platform`, `screen`'s size, the `ontouchstart` family of handler
+// properties, and `matchMedia` for the hover and pointer features (a touch device: `hover: none`,
+// `pointer: coarse`, and the same for `any-hover` and `any-pointer`). The engine's own media
+// queries (those of style sheets) still answer as the desktop: no script can change that.
+function installDevice(device) {
+  const getterOf = (name, value) => describe({ get [name]() { return value; } }, name).get;
+  // Replaces the getter of `name` on `target` (where the engine has it) by one that gives `value`.
+  const fix = (target, name, value) => {
+    const d = target && describe(target, name);
+    if (!d || !d.get) return;
+    defineProperty(target, name, { get: disguise(getterOf(name, value), d.get), set: d.set, enumerable: d.enumerable,
+                                   configurable: true });
+  };
+  fix(describe(window, 'devicePixelRatio') ? window : Window.prototype, 'devicePixelRatio', device.scale);
+  fix(Navigator.prototype, 'maxTouchPoints', device.touchPoints);
+  if (device.platform !== null) fix(Navigator.prototype, 'platform', device.platform);
+  if (device.screen) {
+    fix(Screen.prototype, 'width', device.screen[0]);
+    fix(Screen.prototype, 'height', device.screen[1]);
+    fix(Screen.prototype, 'availWidth', device.screen[0]);
+    fix(Screen.prototype, 'availHeight', device.screen[1]);
+  }
+  if (device.touchPoints <= 0) return;
+
+  // `'ontouchstart' in window` (and in an element, or the document): handler properties that
+  // hold a function and listen with it, as the engine's do.
+  const addTo = EventTarget.prototype.addEventListener, removeFrom = EventTarget.prototype.removeEventListener;
+  const names = ['ontouchstart', 'ontouchmove', 'ontouchend', 'ontouchcancel'];
+  const handlers = new NativeWeakMap(); // target -> Map(name -> function)
+  const handlerProperty = (target, name) => {
+    if (!target || describe(target, name)) return;
+    const type = apply(String.prototype.slice, name, [2]);
+    defineProperty(target, name, {
+      get: describe({ get [name]() {
+        const own = apply(weakGet, handlers, [this]);
+        const value = own ? apply(mapGet, own, [name]) : undefined;
+        return value === undefined ? null : value;
+      } }, name).get,
+      set: describe({ set [name](value) {
+        let own = apply(weakGet, handlers, [this]);
+        if (!own) { own = new NativeMap(); apply(weakSet, handlers, [this, own]); }
+        const before = apply(mapGet, own, [name]);
+        if (typeof before === 'function') apply(removeFrom, this, [type, before]);
+        if (typeof value === 'function') {
+          apply(mapSet, own, [name, value]);
+          apply(addTo, this, [type, value]);
+        } else {
+          apply(mapDelete, own, [name]);
+        }
+      } }, name).set,
+      enumerable: true, configurable: true,
+    });
+  };
+  for (let i = 0; i < names.length; i++) {
+    handlerProperty(window, names[i]);
+    handlerProperty(window.Document && Document.prototype, names[i]);
+    handlerProperty(window.HTMLElement && HTMLElement.prototype, names[i]);
+  }
+
+  // matchMedia: each hover or pointer feature of the query becomes a condition that always or
+  // never holds, as a touch device answers it; the list keeps the query's text.
+  const nativeMatchMedia = window.matchMedia;
+  if (typeof nativeMatchMedia !== 'function') return;
+  const feature = /\(\s*(any-)?(hover|pointer)\s*(?::\s*([a-z]+)\s*)?\)/gi;
+  defineProperty(feature, 'exec', { value: RegExp.prototype.exec });
+  const regexpReplace = RegExp.prototype[Symbol.replace];
+  const lower = String.prototype.toLowerCase;
+  const always = '(min-width: 0px)', never = '(max-width: 0px)';
+  const touchAnswer = (match, any, name, value) => {
+    const v = value === undefined ? undefined : apply(lower, value, []);
+    if (apply(lower, name, []) === 'hover') return v === 'none' ? always : never;
+    return v === undefined || v === 'coarse' ? always : never;
+  };
+  const matchMediaReplacement = { matchMedia(query) {
+    if (arguments.length === 0) return apply(nativeMatchMedia, window, []); // the engine's TypeError
+    const text = nativeString(query);
+    feature.lastIndex = 0;
+    const rewritten = apply(regexpReplace, feature, [text, touchAnswer]);
+    const list = apply(nativeMatchMedia, window, [rewritten]);
+    if (rewritten !== text) defineProperty(list, 'media', { get: getterOf('media', text), configurable: true });
+    return list;
+  } }.matchMedia;
+  replace(window, 'matchMedia', disguise(matchMediaReplacement, nativeMatchMedia));
 }
