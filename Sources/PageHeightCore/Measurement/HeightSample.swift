@@ -44,6 +44,8 @@ public struct ClockJump: Codable, Sendable, Equatable {
     /// (`AnimationFrames`), one entry from the first step to the last, `real` at the last.
     public var reason: String
 
+    /// The reason of a jump to the page's next timer.
+    public static let timer = "timer"
     /// The reason of stepped animation frames.
     public static let frames = "frames"
     /// The reason of a run over the page's periodic timers.

@@ -35,18 +35,29 @@ enum BoundaryFilters {
         return addresses.sorted()
     }()
 
+    /// Walks of page directories (`LinksOut`), each kept `walkLifetime` seconds: a batch's pages
+    /// in one folder (each looked up twice: for itself and as the page after another) walk it
+    /// once, and a link made meanwhile is seen by the pages that start after that.
+    private static var walks: [String: (at: Double, links: LinksOut)] = [:]
+    nonisolated static let walkLifetime = 10.0
+
+    private static func walk(_ directory: String) -> LinksOut {
+        let now = GLibClock.now
+        if let kept = walks[directory], now - kept.at < walkLifetime { return kept.links }
+        walks = walks.filter { now - $0.value.at < walkLifetime }
+        let links = LinksOut.walk(directory)
+        walks[directory] = (now, links)
+        return links
+    }
+
     /// The filter for `source` under `options`, compiled on first use.
     static func filter(for source: PageSource, options: MeasureOptions) async throws -> OpaquePointer {
         let rules = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
-                                              localAddresses: localAddresses)
+                                              localAddresses: localAddresses, links: { walk($0) })
         if let filter = cache[rules] { return filter }
         compilations += 1
-        let filter: OpaquePointer
-        do {
-            filter = try await ContentFilterStore.compile(rules, identifier: "boundary-\(compilations)")
-        } catch {
-            throw EngineError.offlineUnavailable("the page's subresource boundary did not compile: \(error)")
-        }
+        let filter = try await ContentFilterStore.compile(rules, identifier: "boundary-\(compilations)",
+                                                          purpose: "the page's subresource boundary")
         if let compiled = cache[rules] { // compiled by another page while this one waited
             webkit_user_content_filter_unref(filter)
             return compiled

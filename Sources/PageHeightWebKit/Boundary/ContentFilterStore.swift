@@ -11,8 +11,8 @@ enum ContentFilterStore {
     }
 
     /// A new reference to the filter compiled from `rules` (JSON) under `identifier`, saved in
-    /// the engine's private directory.
-    static func compile(_ rules: String, identifier: String) async throws -> OpaquePointer {
+    /// the engine's private directory; `purpose` names it in the error.
+    static func compile(_ rules: String, identifier: String, purpose: String) async throws -> OpaquePointer {
         let directory = try PrivateDirectory.path() + "/filters"
         let saved = await CallbackBridge<Saved>.await(cancelled: Saved(filter: nil, error: "cancelled")) { context in
             ph_save_content_filter(directory, identifier, rules, { filter, error, data in
@@ -21,7 +21,7 @@ enum ContentFilterStore {
             }, context)
         }
         guard let filter = saved.filter else {
-            throw EngineError.offlineUnavailable("the content filter did not compile: \(saved.error ?? "unknown error")")
+            throw EngineError.filterUnavailable("\(purpose) did not compile: \(saved.error ?? "unknown error")")
         }
         return filter
     }

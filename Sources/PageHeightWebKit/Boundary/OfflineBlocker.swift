@@ -18,7 +18,7 @@ enum OfflineBlocker {
         if let compiled { return compiled }
         compilations += 1
         let identifier = "offline-block-\(compilations)" // another page's compilation must not write over this one
-        let filter = try await ContentFilterStore.compile(rules, identifier: identifier)
+        let filter = try await ContentFilterStore.compile(rules, identifier: identifier, purpose: "the blocker of --offline=block")
         // Another page may have asked while this one was compiled, and compiled its own: keep one.
         if let compiled {
             webkit_user_content_filter_unref(filter)

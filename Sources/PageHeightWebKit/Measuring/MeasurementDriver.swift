@@ -305,7 +305,7 @@ final class MeasurementDriver {
                 await advanceClock(to: jump.to, reason: jump.reason)
                 guard !Task.isCancelled else { return nil }
                 // The page's timers ran: what they changed. A step of the rules is now due.
-                if jump.reason == "timer" || jump.reason == ClockJump.timers { await refreshPending(cause: "timer") }
+                if jump.reason == ClockJump.timer || jump.reason == ClockJump.timers { await refreshPending(cause: "timer") }
                 continue
             } else if virtualClock, let timer = nextPageTimer, timer <= now + 0.0005, at > now + Self.frame,
                       session.pageIsIdle(network: view.requestsInFlight, at: now) {
@@ -506,7 +506,7 @@ final class MeasurementDriver {
             // its own time (a round trip a tick made a short chain run at about real speed).
             // Else a jump to the timer, which runs there.
             let runTo = min(target.to, nextOneShotTimer ?? .infinity, nextChildTimer ?? .infinity)
-            target = framesWaiting == 0 && runTo > timer + 0.0005 ? (runTo, ClockJump.timers) : (timer, "timer")
+            target = framesWaiting == 0 && runTo > timer + 0.0005 ? (runTo, ClockJump.timers) : (timer, ClockJump.timer)
         }
         // An animating page's next frame, when it comes first (at once after a pause).
         if frames.steps(waiting: framesWaiting) {
@@ -525,13 +525,13 @@ final class MeasurementDriver {
         let from = now
         let delta = t - from
         guard delta > 0 else { return }
-        let withFrame = framesWaiting > 0 && reason != "timer" && !frames.steps(waiting: framesWaiting)
+        let withFrame = framesWaiting > 0 && reason != ClockJump.timer && !frames.steps(waiting: framesWaiting)
         let result = await evaluate(withFrame ? ProbeScript.frameCall(ms: delta * 1000) : ProbeScript.advanceByCall(ms: delta * 1000, run: reason == ClockJump.timers))
         guard !Task.isCancelled else { return }
         clockOffset += delta
         session.clockJumped(ClockJump(from: from, to: now, real: realNow, reason: reason))
         note("clock: \(Seconds.format(from)) → \(Seconds.format(now)) (\(reason)\(withFrame ? ", then a frame" : ""))")
-        if reason == "timer" { frames.pageMoved(value: nil) }
+        if reason == ClockJump.timer { frames.pageMoved(value: nil) }
         let answer: PageClock?
         if withFrame {
             answer = frameRead(result)
