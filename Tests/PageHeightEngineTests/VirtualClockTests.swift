@@ -152,8 +152,9 @@ struct VirtualClockTests {
     @Test func aJumpMovesAFiniteTransitionToItsEnd() async throws {
         try await ProbePage.with(Self.fixture("transition-2s.html"), clock: .virtual) { page in
             // A transition that has not had its first frame yet has no current time, and a jump
-            // leaves it to the next one: wait until it has started.
-            let started = "document.getAnimations().map((a) => a.playState + ' ' + (a.currentTime !== null))"
+            // leaves it to the next one; one still pending (its start time not yet set) takes a
+            // seek only in part: wait until it has started and is past its first frame.
+            let started = "document.getAnimations().map((a) => a.playState + ' ' + (a.currentTime > 0 && !a.pending))"
             var running = try await page.evaluateInPage(started)
             let deadline = Date().addingTimeInterval(1)
             while running != #"["running true"]"#, Date() < deadline {
