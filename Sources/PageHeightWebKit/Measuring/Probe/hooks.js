@@ -128,11 +128,15 @@ let framesWaiting = () => 0;
 // or its document replaced: it tells an empty state on `pagehide`, and a new document tells its
 // own at its start) drops out. `frames` counts the descendant frames whose document has not
 // finished loading: the virtual clock must not jump over their start (not pending work for the
-// settle rule: a frame that never finishes does not hold the verdict).
+// settle rule: a frame that never finishes does not hold the verdict). A document a script opened
+// (`document.open()`, or a `write` to a finished document) and has not closed is not loading: it
+// waits for nothing but that script (what it writes that loads is a request like any other).
+// `opened` counts those: the load event of every document above them waits for their close, so a
+// top document that is interactive with one of them below is not loading either (the probe).
 const FRAME_STATE = '__pageheightFrameState';
 const children = new NativeMap();  // a child's window -> its last state (epoch ms)
 function state(cause) {
-  const s = { timers: mapValues(timers), requests: requests, frames: 0, cause: cause };
+  const s = { timers: mapValues(timers), requests: requests, frames: 0, opened: 0, cause: cause };
   let next = VIRTUAL_CLOCK ? nextDue() : null;
   let childNext = null;
   const gone = [];
@@ -143,6 +147,7 @@ function state(cause) {
     for (let i = 0; i < child.timers.length; i++) push(s.timers, child.timers[i] - origin);
     s.requests += child.requests;
     s.frames += child.frames + (child.loading ? 1 : 0);
+    s.opened += child.opened;
     if (child.next !== null && (next === null || child.next - origin < next)) next = child.next - origin;
     if (child.next !== null && (childNext === null || child.next - origin < childNext)) childNext = child.next - origin;
   }]);
@@ -156,6 +161,7 @@ function encode(s) {
   let timerList = '';
   for (let i = 0; i < s.timers.length; i++) timerList += (i ? ',' : '') + number(s.timers[i]);
   let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"frames":' + number(s.frames)
+    + ',"opened":' + number(s.opened)
     + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null');
   if (VIRTUAL_CLOCK) {
     text += ',"offset":' + number(s.offset) + ',"next":' + number(s.next) + ',"childNext":' + number(s.childNext)
@@ -171,7 +177,8 @@ function tellParent(s) {
   for (let i = 0; i < s.timers.length; i++) push(epoch, s.timers[i] + origin);
   let loading = false;
   try { loading = apply(readyState, document, []) !== 'complete'; } catch (e) {}
-  const message = { timers: epoch, requests: s.requests, frames: s.frames, loading: loading,
+  const opened = loading && scriptOpened ? 1 : 0;
+  const message = { timers: epoch, requests: s.requests, frames: s.frames, opened: s.opened + opened, loading: loading && !opened,
                     next: s.next === null || s.next === undefined ? null : s.next + origin, cause: s.cause };
   postTo(parentWindow, { [FRAME_STATE]: message });
 }
@@ -203,14 +210,38 @@ listen(window, 'message', (e) => {
   const count = (x) => finite(x) ? mathMax(0, mathMin(x, 1000)) : 0;
   const due = [];
   if (isArray(m.timers)) for (let i = 0; i < m.timers.length && due.length < 1000; i++) if (finite(m.timers[i])) push(due, m.timers[i]);
-  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), frames: count(m.frames), loading: m.loading === true,
+  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), frames: count(m.frames), opened: count(m.opened),
+                                     loading: m.loading === true,
                                      next: finite(m.next) ? m.next : null }]);
   tell(typeof m.cause === 'string' ? m.cause : null);
 }, true);
+// Whether a script opened this frame's document (see "frames"): `open`, or a `write` or `writeln`
+// to a finished document, which opens it. Told at once: the parent stops counting it as loading.
+let scriptOpened = false;
+{
+  const proto = Document.prototype;
+  const markOpen = (target, implicit) => {
+    if (target !== document) return;
+    let state = 'complete';
+    try { state = apply(readyState, document, []); } catch (e) {}
+    if (!implicit || state === 'complete') { scriptOpened = true; microtask(() => tell(null)); }
+  };
+  const nativeOpen = proto.open, nativeWrite = proto.write, nativeWriteln = proto.writeln;
+  if (typeof nativeOpen === 'function') {
+    replace(proto, 'open', disguise({ open() { markOpen(this, false); return apply(nativeOpen, this, arguments); } }.open, nativeOpen));
+  }
+  if (typeof nativeWrite === 'function') {
+    replace(proto, 'write', disguise({ write(...text) { markOpen(this, true); return apply(nativeWrite, this, text); } }.write, nativeWrite));
+  }
+  if (typeof nativeWriteln === 'function') {
+    replace(proto, 'writeln', disguise({ writeln(...text) { markOpen(this, true); return apply(nativeWriteln, this, text); } }.writeln,
+                                       nativeWriteln));
+  }
+}
 if (isChild) {
   listen(window, 'load', () => tell(null));
   listen(window, 'pagehide', () => {
-    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, frames: 0, loading: false, next: null } });
+    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, frames: 0, opened: 0, loading: false, next: null } });
   });
   tell(null);
 } else if (!VIRTUAL_CLOCK) {

@@ -61,7 +61,8 @@ function value() {
 // timer of any kind in any frame (virtual ms; null on the real clock, or with no timer), as the
 // hooks in the page's world last told them.
 // `animationFrames`: the top frame's animation frame callbacks waiting for a frame (virtual clock).
-let hooked = { timers: [], requests: 0, frames: 0, offset: 0, next: null, childNext: null, animationFrames: 0 };
+// `opened`: child frames whose document a script opened and has not closed (see hooks.js).
+let hooked = { timers: [], requests: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0 };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
@@ -70,6 +71,7 @@ window.addEventListener(STATE_EVENT, (e) => {
   hooked = { timers: state.timers.filter(finite).sort((a, b) => a - b).slice(0, 1000),
              requests: Math.max(0, Math.min(state.requests, 1000)),
              frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
+             opened: finite(state.opened) ? Math.max(0, Math.min(state.opened, 1000)) : 0,
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
              next: finite(state.next) ? state.next : null,
              childNext: finite(state.childNext) ? state.childNext : null,
@@ -148,7 +150,9 @@ function pending() {
   const due = [];
   for (const at of hooked.timers) due.push(Math.max(0, at - t) / 1000);
   return {
-    document: document.readyState !== 'complete',
+    // Parsed, and its load event held only by a frame a script opened and never closed: not
+    // loading (the load event comes when that script closes it, if ever).
+    document: document.readyState === 'loading' || (document.readyState === 'interactive' && hooked.opened === 0),
     images: images,
     fonts: fontsLoading(),
     requests: hooked.requests,
