@@ -374,51 +374,36 @@ void ph_ui_process_without_egl(void) {
     }
 }
 
-// In a batch, check or sweep this process allocates WebKit's memory with malloc. libpas's locks
-// spin: a thread that finds one taken yields and tries again until it is free. With more jobs than
-// cores, the thread holding one waits for a core behind the web processes, and this process's IPC
-// threads spin meanwhile: a third of its CPU time at four jobs on two cores, taken from the web
-// processes. They keep libpas, which is faster for them.
-//
-// WebKit reads its switch, `Malloc=1`, at its allocator's first use, which is in libwebkit2gtk's
-// initialisers, before main. Only the executable's pre-initialisers run earlier, and what they
-// add to the environment the C library's own initialiser forgets. So the pre-initialiser starts
-// the program again, at once, with the switch in its environment (the libraries' initialisers have
-// not run yet: the second start costs about what the first one's loading did). The constructor,
-// which runs after the libraries', takes it out again, so that the web and network processes
-// started later keep libpas. A `Malloc` the user set is left alone, for every process.
+// WebKit reads its switch for the C library's malloc, `Malloc=1`, at its allocator's first use,
+// in libwebkit2gtk's initialisers, before main: a process that wants it must start again with it
+// in its environment. Whether to is the program's decision (main.swift); this is the mechanism.
+// The constructor of the second start, which runs after the libraries' initialisers, takes the
+// switch out of the environment again, so that the processes started later (WebKit's web and
+// network processes) keep libpas.
 #define SYSTEM_MALLOC_MARK "PAGEHEIGHT_SYSTEM_MALLOC"
 
-// Only the subcommands that measure many pages at once restart: a single page has no contention
-// to save, and its start would take longer. The C library is not initialised yet: the environment
-// is read from `envp`, not `getenv`.
-static void restart_with_system_malloc(int argc, char **argv, char **envp) {
-    if (argc < 2 || (strcmp(argv[1], "batch") != 0 && strcmp(argv[1], "check") != 0 && strcmp(argv[1], "sweep") != 0)) {
-        return;
-    }
-    size_t count = 0;
-    for (; envp && envp[count]; count++) {
-        if (strncmp(envp[count], "Malloc=", 7) == 0) return; // set by the user, or by the first start
-    }
-    char *environment[count + 3];
-    for (size_t i = 0; i < count; i++) environment[i] = envp[i];
-    environment[count] = "Malloc=1";
-    environment[count + 1] = SYSTEM_MALLOC_MARK "=1";
-    environment[count + 2] = NULL;
+// Set by the second start's constructor, which takes the switch out of the environment.
+static int restarted_with_system_malloc = 0;
+
+void ph_restart_with_system_malloc(char **argv) {
+    if (restarted_with_system_malloc) return;
+    if (getenv("Malloc")) return; // set by the user: left alone, for every process
     // By its own path, not /proc/self/exe, so that the process keeps its name.
     char path[4096];
     ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
     if (length <= 0) return; // no /proc: this start goes on, with libpas
     path[length] = '\0';
-    execve(path, argv, environment); // returns only on failure: this start goes on, with libpas
+    setenv("Malloc", "1", 1);
+    setenv(SYSTEM_MALLOC_MARK, "1", 1);
+    execv(path, argv); // returns only on failure: this start goes on, with libpas
+    unsetenv(SYSTEM_MALLOC_MARK);
+    unsetenv("Malloc");
 }
-
-__attribute__((section(".preinit_array"), used))
-static void (*const ph_preinit)(int, char **, char **) = restart_with_system_malloc;
 
 __attribute__((constructor))
 static void forget_system_malloc_switch(void) {
     if (!getenv(SYSTEM_MALLOC_MARK)) return;
+    restarted_with_system_malloc = 1;
     unsetenv(SYSTEM_MALLOC_MARK);
     unsetenv("Malloc");
 }

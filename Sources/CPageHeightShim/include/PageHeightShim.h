@@ -146,4 +146,11 @@ long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int 
 // -errno (-EACCES or -EPERM without CAP_SYS_NICE: the thread keeps its priority).
 int ph_prioritize_thread(int nice);
 
+// Why: WebKit reads `Malloc=1` before main, so only a new start of the program can have it; the
+// decision is the program's (main.swift). Starts the program again at once (execv of its own
+// executable, `argv` as given) with `Malloc=1` in its environment, taken out again by the second
+// start before any other process starts. Returns (and the start goes on with WebKit's allocator)
+// when `Malloc` is already set, by the user or because this is the second start, or on failure.
+void ph_restart_with_system_malloc(char **argv);
+
 #endif
