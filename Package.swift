@@ -53,11 +53,10 @@ let package = Package(
         .target(name: "PageHeightTestSupport", path: "Tests/TestSupport", swiftSettings: swift6),
         // Needs no display: run with DISPLAY unset by scripts/test.
         .testTarget(name: "PageHeightCoreTests", dependencies: ["PageHeightCore"], swiftSettings: swift6),
-        .testTarget(
-            name: "PageHeightTests",
-            dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning", "pageheight"],
-            swiftSettings: swift6
-        ),
+        .testTarget(name: "PageHeightBatchTests", dependencies: ["PageHeightBatch", "PageHeightCore"], swiftSettings: swift6),
+        .testTarget(name: "PageHeightRegressionTests", dependencies: ["PageHeightRegression", "PageHeightCore", "PageHeightWebKit"],
+                    swiftSettings: swift6),
+        .testTarget(name: "PageHeightTuningTests", dependencies: ["PageHeightTuning", "PageHeightCore"], swiftSettings: swift6),
         .testTarget(
             name: "PageHeightEngineTests",
             dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "pageheight", "PageHeightTestSupport"],
@@ -65,7 +64,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PageHeightCLITests",
-            dependencies: ["pageheight", "PageHeightCore", "PageHeightTestSupport"],
+            dependencies: ["pageheight", "PageHeightCore", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning",
+                           "PageHeightWebKit", "PageHeightTestSupport"],
             swiftSettings: swift6
         ),
     ]

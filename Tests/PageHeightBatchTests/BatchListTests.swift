@@ -141,87 +141,6 @@ import Testing
     }
 }
 
-/// Options recorded before the clock could be chosen (no `clock` key) were measured on the real
-/// clock: such a report still decodes, and a batch written then resumes, but not under another clock.
-@Suite struct OptionsWithoutAClockTests {
-    static let recordedBefore: String = {
-        var real = MeasureOptions()
-        real.clock = .real
-        let json = String(decoding: try! JSONEncoder().encode(real), as: UTF8.self)
-        return json.replacingOccurrences(of: #","clock":"real""#, with: "").replacingOccurrences(of: #""clock":"real","#, with: "")
-    }()
-
-    @Test func theyDecodeAsTheRealClock() throws {
-        #expect(!Self.recordedBefore.contains("clock"))
-        let options = try JSONDecoder().decode(MeasureOptions.self, from: Data(Self.recordedBefore.utf8))
-        var real = MeasureOptions()
-        real.clock = .real
-        #expect(options == real && options.clock == .real)
-        var virtual = MeasureOptions()
-        virtual.clock = .virtual
-        let again = try JSONDecoder().decode(MeasureOptions.self, from: JSONEncoder().encode(virtual))
-        #expect(again.clock == .virtual)
-    }
-
-    @Test func aBatchWrittenThenResumesOnTheRealClockOnly() {
-        let list = PageList(entries: [.init(index: 0, page: "https://a.example/1")])
-        let recorded = [ResumeCheck.Recorded(index: 0, url: "https://a.example/1", options: Self.recordedBefore)]
-        var real = MeasureOptions()
-        real.clock = .real
-        #expect(ResumeCheck.mismatch(recorded, list: list, options: real) == nil)
-        var virtual = MeasureOptions()
-        virtual.clock = .virtual
-        let message = ResumeCheck.mismatch(recorded, list: list, options: virtual)
-        #expect(message?.contains("clock \"real\"") == true && message?.contains("\"virtual\"") == true, "\(message ?? "nil")")
-    }
-}
-
-@Suite struct SubresourceBoundaryTests {
-    @Test func aFilePageGetsItsDirectoryAndNoLoopbackOrPrivateHost() {
-        let rules = SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [])
-        #expect(rules.contains(#"{"trigger":{"url-filter":"^file:///"},"action":{"type":"block"}}"#), "\(rules)")
-        #expect(rules.contains(#""url-filter":"^file:\/\/\/site\/a%20b\/""#) == false)
-        #expect(rules.contains(#"^file:///site/a%20b/"#), "\(rules)")
-        #expect(rules.contains(#"127\\.[0-9]+"#) && rules.contains(#"192\\.168"#))
-    }
-
-    @Test func aPageServedFromLoopbackMayReachLoopbackAndAnAllowedHostAnyPage() {
-        let rules = SubresourceBoundary.rules(for: .url("http://127.0.0.1:8080/a.html"), allowedHosts: ["10.0.0.5:9000"])
-        #expect(!rules.contains(#"127\\.[0-9]+"#) && rules.contains(#"192\\.168"#))
-        #expect(rules.contains(#"^[a-z]+://10\\.0\\.0\\.5:9000[/?#]"#), "\(rules)")
-    }
-
-    /// A page on a private network, or on this machine's own address, may reach private
-    /// networks; one on a public address (or one just outside the ranges) may not.
-    @Test(arguments: [("http://10.1.2.3/a", true), ("http://192.168.0.9:8080/", true), ("http://172.16.0.1/", true),
-                      ("http://172.31.255.1/", true), ("http://169.254.1.1/", true), ("http://0.0.0.0/", true),
-                      ("http://172.32.0.1/", false), ("http://172.15.0.1/", false), ("http://192.169.0.1/", false),
-                      ("http://11.0.0.1/", false), ("http://10.1.2/", false), ("https://example.com/", false)])
-    func aPageOnAPrivateNetworkMayReachIt(page: String, reaches: Bool) {
-        let rules = SubresourceBoundary.rules(for: .url(page), allowedHosts: [])
-        #expect(rules.contains(#"192\\.168"#) == !reaches, "\(page): \(rules)")
-        let local = SubresourceBoundary.rules(for: .url("http://203.0.113.7/"), allowedHosts: [], localAddresses: ["203.0.113.7", "10.0.0.2"])
-        #expect(!local.contains(#"203\\.0\\.113\\.7"#) && !local.contains(#"192\\.168"#), "a page on this machine's own address is local")
-        #expect(SubresourceBoundary.rules(for: .url("https://example.com/"), allowedHosts: [], localAddresses: ["203.0.113.7", "10.0.0.2"])
-            .contains(#"203\\.0\\.113\\.7"#), "this machine's public address is blocked; its private one is covered by the ranges")
-    }
-
-    @Test func aTemplatePageMayReadTheTemplatesDirectoryAndItsFragments() {
-        let rules = SubresourceBoundary.rules(for: .html("<p>", baseURL: "file:///site/theme/", alsoReadable: ["file:///site/articles/"]),
-                                              allowedHosts: [])
-        #expect(rules.contains(#"^file:///site/theme/"#) && rules.contains(#"^file:///site/articles/"#), "\(rules)")
-    }
-
-    @Test func allowHostTakesAHostWithAnOptionalPort() {
-        for good in ["127.0.0.1", "127.0.0.1:8080", "localhost", "intranet.example:443", "[::1]:8080"] {
-            #expect(SubresourceBoundary.isHost(good), "\(good)")
-        }
-        for bad in ["", "http://x", "a b", "host:port", "host:99999", "[::1"] {
-            #expect(!SubresourceBoundary.isHost(bad), "\(bad)")
-        }
-    }
-}
-
 @Suite struct ResultLogTests {
     @Test func resumeKnowsWhatIsDoneAndRepairsACutOffLastLine() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-log-\(getpid()).jsonl").path
@@ -255,5 +174,40 @@ import Testing
         try log.write("{\"index\":5}")
         #expect(try String(contentsOfFile: path, encoding: .utf8)
                 == "{\"index\":3,\"status\":\"ok\"}\n{\"index\":4,\"status\":\"ok\"}\n{\"index\":5}\n")
+    }
+}
+
+/// Options recorded before the clock could be chosen (no `clock` key) were measured on the real
+/// clock: such a report still decodes, and a batch written then resumes, but not under another clock.
+@Suite struct OptionsWithoutAClockTests {
+    static let recordedBefore: String = {
+        var real = MeasureOptions()
+        real.clock = .real
+        let json = String(decoding: try! JSONEncoder().encode(real), as: UTF8.self)
+        return json.replacingOccurrences(of: #","clock":"real""#, with: "").replacingOccurrences(of: #""clock":"real","#, with: "")
+    }()
+
+    @Test func theyDecodeAsTheRealClock() throws {
+        #expect(!Self.recordedBefore.contains("clock"))
+        let options = try JSONDecoder().decode(MeasureOptions.self, from: Data(Self.recordedBefore.utf8))
+        var real = MeasureOptions()
+        real.clock = .real
+        #expect(options == real && options.clock == .real)
+        var virtual = MeasureOptions()
+        virtual.clock = .virtual
+        let again = try JSONDecoder().decode(MeasureOptions.self, from: JSONEncoder().encode(virtual))
+        #expect(again.clock == .virtual)
+    }
+
+    @Test func aBatchWrittenThenResumesOnTheRealClockOnly() {
+        let list = PageList(entries: [.init(index: 0, page: "https://a.example/1")])
+        let recorded = [ResumeCheck.Recorded(index: 0, url: "https://a.example/1", options: Self.recordedBefore)]
+        var real = MeasureOptions()
+        real.clock = .real
+        #expect(ResumeCheck.mismatch(recorded, list: list, options: real) == nil)
+        var virtual = MeasureOptions()
+        virtual.clock = .virtual
+        let message = ResumeCheck.mismatch(recorded, list: list, options: virtual)
+        #expect(message?.contains("clock \"real\"") == true && message?.contains("\"virtual\"") == true, "\(message ?? "nil")")
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import PageHeightCore
 import PageHeightTuning
-@testable import pageheight
 import Testing
 
 @Suite struct TuneTests {
