@@ -56,7 +56,10 @@ extension RegressionSuite {
 
         var options = MeasureOptions()
         for option in MeasuringOption.all {
-            guard case .value(let key) = option.suiteKey, let value = json[key] else { continue }
+            guard case .value(let key) = option.suiteKey, var value = json[key] else { continue }
+            if option.suiteValueIsPath, let path = value as? String, !path.hasPrefix("/") {
+                value = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
+            }
             try read { () throws(SuiteValueProblem) in try option.readSuite(value, key, &options) }
         }
         options.takeDeviceViewport(keepingWidth: json["widths"] != nil, keepingHeight: json["height"] != nil)

@@ -1,5 +1,4 @@
 import Foundation
-@testable import pageheight
 @testable import PageHeightBatch
 @testable import PageHeightCore
 import Testing

@@ -41,6 +41,21 @@ struct RegressionSuiteTests {
         #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "requestHeaders": [3] }"#) }
     }
 
+    /// `cookiesFile`: a cookies.txt beside the suite (a path from the suite's folder), added to
+    /// the `cookies` the suite names; a file that is not there is the suite's error.
+    @Test func aSuiteTakesACookiesFileFromItsFolder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-jar")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("login"), withIntermediateDirectories: true)
+        try "<!DOCTYPE html>".write(to: directory.appendingPathComponent("card.html"), atomically: true, encoding: .utf8)
+        try "example.com\tFALSE\t/\tFALSE\t0\tsession\ts3cret\n"
+            .write(to: directory.appendingPathComponent("login/cookies.txt"), atomically: true, encoding: .utf8)
+        let login = try suite(#"{ "pages": ["card.html"], "cookies": ["a=b"], "cookiesFile": "login/cookies.txt" }"#,
+                              in: directory.path)
+        #expect(login.options.requests?.cookies.map(\.name) == ["a", "session"])
+        #expect(throws: SuiteError.self) { try suite(#"{ "pages": ["card.html"], "cookiesFile": "none.txt" }"#, in: directory.path) }
+    }
+
     @Test func everyPageAtEveryWidthFontSizeAndZoomWithOptionsAndTemplates() throws {
         let suite = try suite("""
         { "pages": ["*.html", {"path": "fragment.html", "template": null}, "https://example.com/a"],

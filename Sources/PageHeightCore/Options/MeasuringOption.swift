@@ -41,6 +41,8 @@ public struct MeasuringOption: Sendable {
     let check: @Sendable (MeasureOptions) throws(UsageError) -> Void
     /// Copies the option's setting from the first options to the second.
     package let copy: @Sendable (MeasureOptions, inout MeasureOptions) -> Void
+    /// The suite's value is a path, taken relative to the suite file's folder (`cookiesFile`).
+    public var suiteValueIsPath = false
 
     /// How the option is written: `--width <px>` in help; `` `--width PX` `` in Markdown.
     package func synopsis(markdown: Bool) -> String {
@@ -301,6 +303,12 @@ extension MeasuringOption {
             to.requests = requests.isEmpty ? nil : requests
         })
 
+    /// The cookies of the Netscape cookies.txt file at `path`.
+    private static func cookies(inFile path: String) throws(UsageError) -> [PageRequests.Cookie] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("'--cookies': cannot read \(path)") }
+        return try PageRequests.cookiesFile(String(decoding: data, as: UTF8.self), name: path)
+    }
+
     /// A suite's list of strings, each read as the command line reads the option's value.
     private static func strings<T>(_ value: Any, _ key: String, _ form: String,
                                    _ parse: (String) throws(UsageError) -> T) throws(SuiteValueProblem) -> [T] {
@@ -312,20 +320,28 @@ extension MeasuringOption {
         return parsed
     }
 
-    static let cookiesFile = MeasuringOption(
-        name: "--cookies", negation: nil, placeholder: "file", valueIsOptional: false, suiteKey: .none,
+    static let cookiesFile: MeasuringOption = {
+        var option = cookiesFileOption
+        option.suiteValueIsPath = true
+        return option
+    }()
+
+    private static let cookiesFileOption = MeasuringOption(
+        name: "--cookies", negation: nil, placeholder: "file", valueIsOptional: false, suiteKey: .value("cookiesFile"),
         help: "Send the cookies of this Netscape cookies.txt file (curl's -c, browsers' exporters) to the hosts "
             + "they name. Reports and logs name them, never their values.",
         defaultText: nil, rangeText: nil,
         read: { given, options throws(UsageError) in
-            let path = try given.value()
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("'--cookies': cannot read \(path)")
-            }
-            let cookies = try PageRequests.cookiesFile(String(decoding: data, as: UTF8.self), name: path)
-            options.requests = (options.requests ?? PageRequests()).adding(cookies: cookies)
+            options.requests = (options.requests ?? PageRequests()).adding(cookies: try cookies(inFile: try given.value()))
         },
-        readSuite: { _, _, _ throws(SuiteValueProblem) in preconditionFailure("a suite has no key for --cookies") },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            guard let path = value as? String else { throw SuiteValueProblem("'\(key)' must be the path of a cookies.txt file") }
+            do throws(UsageError) {
+                options.requests = (options.requests ?? PageRequests()).adding(cookies: try cookies(inFile: path))
+            } catch {
+                throw SuiteValueProblem("'\(key)': \(error.message)")
+            }
+        },
         check: { _ throws(UsageError) in },
         copy: { from, to in
             var requests = to.requests ?? PageRequests()
