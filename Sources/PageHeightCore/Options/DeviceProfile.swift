@@ -5,8 +5,8 @@
 /// microsoft/playwright: `userAgent`, `viewport`, `screen`, `deviceScaleFactor`, `hasTouch`,
 /// `isMobile`), the list Playwright and Puppeteer users emulate devices with.
 ///
-/// Which of them the engine itself takes and which only the page's scripts see is the README's
-/// table ("Devices"): the user agent, the viewport and the scale are the engine's; touch, hover,
+/// Which of them the engine itself takes and which only the page's scripts see is the table in
+/// docs/devices.md: the user agent, the viewport and the scale are the engine's; touch, hover,
 /// pointer, the screen and `navigator.platform` are what scripts read (the hooks), not what the
 /// engine's own media queries in style sheets answer.
 public struct DeviceProfile: Sendable, Equatable {

@@ -352,8 +352,8 @@ extension MeasuringOption {
     static let device = MeasuringOption(
         name: "--device", negation: nil, placeholder: "name", valueIsOptional: false, suiteKey: .value("device"),
         help: "What the page sees of the device: " + DeviceProfile.Name.allCases.map(\.rawValue).joined(separator: ", ")
-            + " (user agent, viewport, scale, touch, screen, platform; the README's Devices table says which the engine "
-            + "takes and which only scripts see). --width and --height still set the viewport; in check and sweep "
+            + " (user agent, viewport, scale, touch, screen, platform; docs/devices.md says which the engine takes "
+            + "and which only scripts see). --width and --height still set the viewport; in check and sweep "
             + "the suite's widths stay.",
         defaultText: DeviceProfile.Name.desktop.rawValue, rangeText: nil,
         read: { given, options throws(UsageError) in
