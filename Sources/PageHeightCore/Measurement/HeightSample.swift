@@ -22,6 +22,8 @@ public struct HeightSample: Codable, Sendable, Equatable {
     /// Seconds since the load started on the wall clock, when the page ran on the virtual clock
     /// (`t` is then the page's virtual time); nil on the real clock, where the two are one.
     public var real: Double?
+    /// The step (`PageStep`, 1-based) the reading belongs to; nil before the first step.
+    public var step: Int?
 
     public init(t: Double, height: Double?, source: Source, poll: Int? = nil, cause: String? = nil, real: Double? = nil) {
         (self.t, self.height, self.source, self.poll, self.cause, self.real) = (t, height, source, poll, cause, real)

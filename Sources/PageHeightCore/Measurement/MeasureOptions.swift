@@ -105,6 +105,9 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// asks for others is a `load-error`); recorded here so a report says how it was made. Nil
     /// in reports written before pageheight recorded its fonts.
     public var fonts: FontChoice? = FontChoice()
+    /// What the reader does once the page has its height (`--then`), in order; each is applied in
+    /// the same view and measured until its own verdict. Nil: none.
+    public var steps: [PageStep]?
 
     public init() {}
 

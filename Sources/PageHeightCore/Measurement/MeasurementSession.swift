@@ -6,7 +6,8 @@
 /// wants, whether the page has settled. Nothing here touches WebKit, so recorded timelines
 /// can be replayed in tests.
 public struct MeasurementSession: Sendable {
-    public let options: MeasureOptions
+    /// The settings as they stand: a step (`PageStep`) changes some of them live.
+    public private(set) var options: MeasureOptions
     public private(set) var samples: [HeightSample] = []
     public private(set) var committedAt: Double?
     public private(set) var finishedAt: Double?
@@ -42,6 +43,10 @@ public struct MeasurementSession: Sendable {
     public private(set) var fontsLoadingSince: Double?
     /// The page clock's jumps, in order (virtual clock only).
     public private(set) var clockJumps: [ClockJump] = []
+    /// The step being measured (`PageStep`, 1-based), and when the rules count from: when it was
+    /// applied (for a `wait` step, when its wait ends). Its polls and its quiet window count from
+    /// then, its timeout too. Nil before the first step.
+    public private(set) var step: (index: Int, at: Double)?
 
     /// The tallest view fit mode sets, device px: an offscreen surface is limited to 32767.
     public static let maxViewDevicePixels = 16384.0
@@ -51,6 +56,22 @@ public struct MeasurementSession: Sendable {
         self.viewHeight = Double(options.height)
         self.runaway = RunawayDetector(threshold: options.threshold)
     }
+
+    /// A step was applied with the settings it leaves (`options`): the rules start over from `t`,
+    /// as after the load: the schedule's polls, the quiet window, the timeout.
+    public mutating func stepStarted(_ index: Int, at t: Double, options: MeasureOptions) {
+        step = (index, t)
+        self.options = options
+        viewDependence = nil
+        runaway.reset()
+    }
+
+    /// When the load started, or the current step was applied: what the rules count from.
+    public var origin: Double { step?.at ?? 0 }
+
+    /// The timeout's end in the page's time: `--timeout` after the load started, or after the
+    /// current step was applied.
+    public var deadline: Double { origin + options.timeout }
 
     public mutating func loadCommitted(at t: Double) {
         committedAt = t
@@ -110,13 +131,15 @@ public struct MeasurementSession: Sendable {
 
     /// When each schedule poll is due, seconds since the load started (empty before load finished).
     public var pollTimes: [Double] {
-        guard let finishedAt else { return [] }
-        return options.schedule.pollOffsets.map { finishedAt + $0 }
+        guard let start = step?.at ?? finishedAt else { return [] }
+        return options.schedule.pollOffsets.map { start + $0 }
     }
 
     /// Records a reading and the pending work reported with it; returns whether the anchor moved.
     @discardableResult
     public mutating func record(_ sample: HeightSample, pending work: PendingWork? = nil, error: String? = nil) -> Bool {
+        var sample = sample
+        sample.step = step?.index
         samples.append(sample)
         if let error { lastError = error }
         if let work { updatePending(work, at: sample.t) }
@@ -159,7 +182,7 @@ public struct MeasurementSession: Sendable {
         }
         if work.frames == 0 { framesLoadingSince = nil } else if framesLoading == 0 || framesLoadingSince == nil { framesLoadingSince = t }
         framesLoading = work.frames
-        var counted = work.counting(before: options.timeout)
+        var counted = work.counting(before: deadline)
         if options.until == .quick { counted = PendingWork(images: work.images, fonts: work.fonts) }
         if loadsStopped {
             counted.fonts = false
@@ -174,15 +197,16 @@ public struct MeasurementSession: Sendable {
     /// The start of the current quiet window. A fit resize does not restart it by itself: if
     /// the content answers the new view height, the reading that shows it is a move.
     public var quietSince: Double {
-        max(lastMoveAt, pendingClearedAt, finishedAt ?? 0)
+        max(lastMoveAt, pendingClearedAt, finishedAt ?? 0, step?.at ?? 0)
     }
 
     /// When the next confirming reading is due; nil while work is pending or before load finished.
     public var settleCheckAt: Double? {
         guard let finishedAt, pending.isEmpty else { return nil }
-        if options.until == .quick { return max(finishedAt, pendingClearedAt) }
+        let start = step?.at ?? finishedAt
+        if options.until == .quick { return max(start, pendingClearedAt) }
         var due = quietSince + options.quiet
-        if options.until == .schedule { due = max(due, finishedAt + options.schedule.duration) }
+        if options.until == .schedule { due = max(due, start + options.schedule.duration) }
         return due
     }
 

@@ -106,6 +106,7 @@ extension MeasuringOption {
                     + "+ footer). Not a request header: that is --request-header."),
         .number("--footer", \.footer, 0...1_000_000, "px", suite: .value("footer"),
                 help: "A native view below the web view; adds to the report's total."),
+        .then,
     ]
 
     /// The option one of whose switches is `name`.
@@ -412,4 +413,20 @@ extension MeasuringOption {
         },
         check: { _ throws(UsageError) in },
         copy: { from, to in to.colorScheme = from.colorScheme })
+
+    static let then = MeasuringOption(
+        name: "--then", negation: nil, placeholder: "step", valueIsOptional: false, suiteKey: .value("steps"),
+        help: "Once the page has its height, do this in the same view and measure again until settled (repeat it for "
+            + "more steps, applied in order): " + PageStep.forms.joined(separator: ", ") + ". The report's steps say "
+            + "what each app strategy shows after each.",
+        defaultText: nil, rangeText: nil,
+        read: { given, options throws(UsageError) in
+            options.steps = (options.steps ?? []) + [try PageStep(parsing: try given.value())]
+        },
+        readSuite: { value, key, options throws(SuiteValueProblem) in
+            let steps = try strings(value, key, "step", { text throws(UsageError) in try PageStep(parsing: text) })
+            options.steps = steps.isEmpty ? nil : steps
+        },
+        check: { options throws(UsageError) in try PageStep.checkZoom(options.steps ?? [], pageZoom: options.zoom) },
+        copy: { from, to in to.steps = from.steps })
 }

@@ -170,4 +170,7 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var snapshot: String?
     /// Why the snapshot could not be written.
     public var snapshotError: String?
+    /// What happened after each step (`--then`), in order; the report's other fields are the
+    /// page's before the first step. Samples carry the step they belong to.
+    public var steps: [StepReport]? = nil
 }

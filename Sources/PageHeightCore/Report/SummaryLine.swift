@@ -3,6 +3,7 @@
 public enum SummaryLine {
     public static func format(_ report: PageReport) -> String {
         var line = body(report)
+        for step in report.steps ?? [] { line += "; " + after(step, threshold: report.options.threshold) }
         if let failed = report.failedResources,
            let warning = FailedResource.warning(failed, total: report.failedResourcesTotal ?? failed.count) {
             line += "; warning: " + warning
@@ -64,5 +65,29 @@ public enum SummaryLine {
         default:
             return "\(report.status.rawValue): \(head)" + (report.message.map { " (\($0))" } ?? "")
         }
+    }
+
+    /// A step's part of the line, e.g. `after width=844: 980 px (observe follows; measured after
+    /// load only, the app would keep 1300 px: 320 px of blank space; re-running the schedule
+    /// shows the same)`.
+    static func after(_ step: StepReport, threshold: Double) -> String {
+        let head = "after \(step.step): "
+        let height = step.height.map { Pixels.format($0) } ?? "no height"
+        guard step.status == .ok, let strategies = step.strategies else {
+            return head + "\(step.status.rawValue)" + (step.status == .failed || step.status == .skipped ? "" : " \(height)")
+                + (step.message.map { " (\($0))" } ?? "")
+        }
+        func shows(_ outcome: StrategyOutcome, _ same: String, _ differs: String) -> String {
+            guard let error = outcome.error, abs(error) > threshold, let shown = outcome.height else { return same }
+            let cost = error > 0 ? "\(Pixels.format(error)) of blank space" : "\(Pixels.format(-error)) clipped"
+            return "\(differs) \(Pixels.format(shown)): \(cost)"
+        }
+        let parts = [
+            shows(strategies.observe, "observe follows", "observe would show"),
+            shows(strategies.schedule, "measured after load only, the app shows the same",
+                  "measured after load only, the app would keep"),
+            shows(strategies.scheduleAgain, "re-running the schedule shows the same", "re-running the schedule would show"),
+        ]
+        return head + height + " (" + parts.joined(separator: "; ") + ")" + (step.message.map { "; \($0)" } ?? "")
     }
 }

@@ -26,6 +26,20 @@ final class ColorSchemeGate {
         holders += 1
     }
 
+    /// A page being measured changes its scheme (a `color-scheme` step): it leaves its own, then
+    /// waits for `scheme` like a page about to load (holding nothing while it waits, so that two
+    /// pages switching at once do not wait for each other).
+    func change(to scheme: ColorScheme) async {
+        guard scheme != current else { return }
+        if holders == 1 {
+            ph_set_prefer_dark(scheme == .dark ? 1 : 0)
+            current = scheme
+            return
+        }
+        leave()
+        await enter(scheme)
+    }
+
     func leave() {
         holders -= 1
         guard holders == 0 else { return }

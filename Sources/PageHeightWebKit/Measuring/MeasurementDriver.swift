@@ -90,10 +90,22 @@ final class MeasurementDriver {
         view.inbox.clear()
         let (reason, endedAt) = await measureWithinTimeout()
         note("ended: \(reason)")
-        pool.verdictReached(view, options: options)
-        verdictReached?()
-        let report = await report(for: reason, endedAt: endedAt)
-        giveBack(after: reason)
+        let steps = options.steps ?? []
+        if steps.isEmpty {
+            pool.verdictReached(view, options: options)
+            verdictReached?()
+        }
+        var report = await report(for: reason, endedAt: endedAt)
+        var last = reason
+        if !steps.isEmpty {
+            (report.steps, last) = await run(steps, after: reason, base: report)
+            report.samples = session.samples
+            report.clockJumps = session.clockJumps.isEmpty ? nil : session.clockJumps
+            view.restoreSettings(height: Double(options.height))
+            pool.verdictReached(view, options: options)
+            verdictReached?()
+        }
+        giveBack(after: last)
         return report
     }
 
@@ -114,12 +126,14 @@ final class MeasurementDriver {
     }
 
     /// The measuring steps, raced against the timeout, which cancels them; with when it ended.
-    private func measureWithinTimeout() async -> (EndReason, Double) {
-        await withTaskGroup(of: (EndReason, Double)?.self) { group in
-            group.addTask { await self.measureUntilCancelled() }
-            group.addTask { await self.timeout() }
+    /// `phase`: the load and the page's first verdict (nil), or a step's verdict after it was applied.
+    private func measureWithinTimeout(step phase: Int? = nil) async -> (EndReason, Double) {
+        let start = phase == nil ? startedAt : GLibClock.now
+        return await withTaskGroup(of: (EndReason, Double)?.self) { group in
+            group.addTask { await self.measureUntilCancelled(step: phase) }
+            group.addTask { await self.timeout(from: start) }
             let first = (await group.next() ?? nil).map { end, at in
-                (end.reached(atReal: realNow, timeout: options.timeout, stalledSince: stalledSince), at)
+                (end.reached(atReal: GLibClock.now - start, timeout: options.timeout, stalledSince: stalledSince), at)
             }
             group.cancelAll()
             // The other child ends soon: every wait of the steps returns when cancelled.
@@ -130,14 +144,14 @@ final class MeasurementDriver {
         }
     }
 
-    private func measureUntilCancelled() async -> (EndReason, Double)? {
-        await measure().map { ($0, now) }
+    private func measureUntilCancelled(step: Int?) async -> (EndReason, Double)? {
+        await (step == nil ? measure() : settle()).map { ($0, now) }
     }
 
-    /// Sleeps until the timeout after the load's start (not after this task's own start, which
-    /// a busy executor can delay).
-    private func timeout() async -> (EndReason, Double)? {
-        await GLibClock.sleep(max(0, startedAt + options.timeout - GLibClock.now))
+    /// Sleeps until the timeout after `start`, the load's start or a step's (not after this
+    /// task's own start, which a busy executor can delay).
+    private func timeout(from start: Double) async -> (EndReason, Double)? {
+        await GLibClock.sleep(max(0, start + options.timeout - GLibClock.now))
         guard !Task.isCancelled else { return nil }
         note(virtualClock ? "the real-time cap passed: \(Seconds.format(options.timeout)) on the wall clock"
             : "timeout after \(Seconds.format(options.timeout))")
@@ -294,7 +308,7 @@ final class MeasurementDriver {
             case .wait: break
             }
             guard !Task.isCancelled else { return nil }
-            if virtualClock, now >= options.timeout { return .timedOut(stalledSince: nil) }
+            if virtualClock, now >= session.deadline { return .timedOut(stalledSince: nil) }
             let (at, precise, wake) = nextWake()
             if virtualClock, let jump = jumpTarget(before: at, wake: wake) {
                 if jump.reason == ClockJump.frames {
@@ -495,11 +509,11 @@ final class MeasurementDriver {
         case .settleCheck: target = (at, "settle-check")
         // Pending work of an idle page is timers and animations: the timers are jumped to,
         // running animations moved on in steps of the look for pending work.
-        case .refreshPending: target = session.pending.animations > 0 ? (at, "pending-check") : (options.timeout, "timeout")
+        case .refreshPending: target = session.pending.animations > 0 ? (at, "pending-check") : (session.deadline, "timeout")
         }
         let polls = session.pollTimes
         if nextPoll < polls.count, polls[nextPoll] < target.to { target = (polls[nextPoll], "poll") }
-        if options.timeout < target.to { target = (options.timeout, "timeout") }
+        if session.deadline < target.to { target = (session.deadline, "timeout") }
         if let timer = nextPageTimer, timer < target.to {
             // Before the first one-shot timer (pending work) and the child frames' first timer,
             // only the top frame's periodic timers come due: one run over all their ticks, each at
@@ -635,7 +649,7 @@ final class MeasurementDriver {
             return nil
         }
         note("runaway: \(session.runaway.evidence)")
-        let (content, culprits) = await readAtOtherView(Double(options.height))
+        let (content, culprits) = await readAtOtherView(Double(session.options.height))
         guard !Task.isCancelled else { return nil }
         session.runawayExplained(noFitHeight: content, culprits: culprits)
         return .runaway
@@ -648,7 +662,7 @@ final class MeasurementDriver {
     /// that is another full paint of the tallest view, the costliest drawing a page gets.
     private func checkViewAtCap() async -> EndReason? {
         let cap = session.viewHeight
-        let check = Double(options.height)
+        let check = Double(session.options.height)
         note("the view is at its cap, \(Pixels.format(cap)), below the content: checking the content at \(Pixels.format(check))")
         let (content, culprits) = await readAtOtherView(check)
         guard !Task.isCancelled else { return nil }
@@ -686,20 +700,170 @@ final class MeasurementDriver {
         return (still ? second : nil, culprits)
     }
 
-    /// Sets the view's height and waits (0.5 s at most) until the page's viewport has it.
-    private func resizeView(to height: Double) async {
+    /// Sets the view's height and waits (0.5 s at most) until the page's viewport has it, and
+    /// `width` too when given (a step changed it).
+    private func resizeView(to height: Double, width: Int? = nil) async {
         view.setViewportHeight(height)
         let expected = view.expectedInnerHeight(for: height)
         let deadline = now + 0.5
         while !Task.isCancelled {
-            if case .success(let json) = await evaluate("window.innerHeight"), let inner = Double(json),
-               abs(inner - expected) < 1 { return }
+            if case .success(let json) = await evaluate(ProbeScript.viewportCall),
+               let size = try? JSONDecoder().decode([Double].self, from: Data(json.utf8)), size.count == 2,
+               abs(size[1] - expected) < 1, width.map({ abs(size[0] - Double($0)) < 1.5 }) ?? true { return }
             if now >= deadline {
                 note("the viewport did not take its new height within 0.5 s")
                 return
             }
             await GLibClock.sleep(0.01)
         }
+    }
+
+    // MARK: - Steps
+
+    /// Applies each step in turn and measures the page again until its verdict, under the same
+    /// rules as after the load. A step runs only from a settled page: once one does not settle
+    /// (or cannot be applied) the rest are skipped. Returns the steps' results and the last end.
+    private func run(_ steps: [PageStep], after reason: EndReason, base: PageReport) async -> ([StepReport], EndReason) {
+        var reports: [StepReport] = []
+        var last = reason
+        var shown = StepStrategyReplay.Shown(observe: base.strategies.observe.height, schedule: base.strategies.schedule.height,
+                                             scheduleAgain: base.strategies.schedule.height)
+        var stopped = reason == .settled ? nil : "not applied: the page ended \(base.status.rawValue) before its first step"
+        for (offset, step) in steps.enumerated() {
+            if let stopped {
+                reports.append(StepReport(step: "\(step)", status: .skipped, message: stopped))
+                continue
+            }
+            let (report, end) = await measure(step, index: offset + 1, before: shown)
+            reports.append(report)
+            last = end
+            if let strategies = report.strategies {
+                shown = .init(observe: strategies.observe.height, schedule: strategies.schedule.height,
+                              scheduleAgain: strategies.scheduleAgain.height)
+            }
+            if report.status != .ok { stopped = "not applied: step \(offset + 1) (\(step)) ended \(report.status.rawValue)" }
+        }
+        return (reports, last)
+    }
+
+    /// Applies one step and measures until the page's next verdict.
+    private func measure(_ step: PageStep, index: Int, before: StepStrategyReplay.Shown) async -> (StepReport, EndReason) {
+        var timings = StepTimings()
+        let appliedAt = now
+        let realStart = realNow
+        timings.appliedAt = appliedAt
+        let navigations = stoppedNavigationsTotal
+        note("step \(index): \(step)")
+        var stepOptions = session.options
+        let applied = await apply(step, to: &stepOptions)
+        if case .failed(let failure) = applied {
+            note("step \(index) failed: \(failure)")
+            return (StepReport(step: "\(step)", status: .failed, message: "\(step): \(failure)", timings: timings), .settled)
+        }
+        var from = now
+        if case .wait(let seconds) = step { from += seconds }
+        session.stepStarted(index, at: from, options: stepOptions)
+        nextPoll = 0
+        lastIdleBlocker = nil
+        // The page's next rendering update dispatches what the change causes (resize, scroll,
+        // media-query events): let it come before the first reading.
+        await GLibClock.sleep(2 * Self.frame)
+        await read(.poll, cause: "step")
+        let (end, endedAt) = await measureWithinTimeout(step: index)
+        note("step \(index) ended: \(end)")
+        timings.total = endedAt
+        timings.settledAt = end == .settled ? endedAt : nil
+        timings.realSeconds = virtualClock ? realNow - realStart : nil
+
+        var builder = ReportBuilder(url: source.url, session: session, end: end, endedAt: endedAt)
+        builder.verdictDue = session.settleCheckAt
+        let (pageStatus, verdictMessage, height) = builder.verdict()
+        let status: StepStatus = switch pageStatus {
+        case .ok: .ok
+        case .unstable, .timeout: .unstable
+        case .runaway: .runaway
+        case .crashed: .crashed
+        case .fallback, .loadError: .failed
+        }
+        var notes = [verdictMessage, applied.note].compactMap { $0 }
+        if stoppedNavigationsTotal > navigations, let target = stoppedNavigations.last {
+            notes.append("the page tried to navigate to \(target.prefix(200)); stopped, measured as it was")
+        }
+        let samples = session.samples.filter { $0.step == index }
+        let replay = StepStrategyReplay(schedule: session.options.schedule, threshold: session.options.threshold)
+        let strategies = replay.replay(samples, appliedAt: from, before: before, height: height, settled: end == .settled)
+        return (StepReport(step: "\(step)", status: status, message: notes.isEmpty ? nil : notes.joined(separator: "; "),
+                           height: height, timings: timings, strategies: strategies), end)
+    }
+
+    /// How applying a step went.
+    private enum Applied {
+        case done(note: String?)
+        case failed(String)
+
+        var note: String? { if case .done(let note) = self { note } else { nil } }
+    }
+
+    /// Changes the view, the page or the settings as `step` says, and waits until the page has
+    /// the change (its viewport, its color scheme, its click); `options` takes the new settings.
+    private func apply(_ step: PageStep, to options: inout MeasureOptions) async -> Applied {
+        switch step {
+        case .width(let width):
+            options.width = width
+            view.setViewportWidth(width, height: session.viewHeight)
+            await resizeView(to: session.viewHeight, width: width)
+        case .height(let height):
+            options.height = height
+            await resizeView(to: Double(height))
+            _ = session.resized(to: Double(height), at: now, contentHeight: nil)
+        case .fontSize(let px):
+            options.fontSize = px
+            view.setFontSize(px)
+        case .textZoom(let factor):
+            view.setTextZoom(factor, height: session.viewHeight)
+            await resizeView(to: session.viewHeight, width: options.width)
+        case .zoom(let factor):
+            options.zoom = factor
+            view.setPageZoom(factor, height: session.viewHeight)
+            await resizeView(to: session.viewHeight, width: options.width)
+        case .colorScheme(let scheme):
+            options.colorScheme = scheme == .light ? nil : scheme
+            await ColorSchemeGate.shared.change(to: scheme)
+            let deadline = GLibClock.now + 0.5
+            while GLibClock.now < deadline, !Task.isCancelled {
+                if case .success(let answer) = await evaluate(ProbeScript.darkCall), answer == String(scheme == .dark) { break }
+                await GLibClock.sleep(0.005)
+            }
+        case .click(let selector):
+            return await click(selector)
+        case .scroll(let target):
+            let y: Double? = if case .y(let y) = target { y } else { nil }
+            if case .success(let reached) = await evaluate(ProbeScript.scrollCall(to: y)) { note("scrolled to \(reached)") }
+        case .wait:
+            break
+        }
+        return .done(note: nil)
+    }
+
+    /// Taps the first element `selector` matches: a pointer click at its centre, once the page
+    /// tells where that is; waits until the page saw the click (half a second at most).
+    private func click(_ selector: String) async -> Applied {
+        struct Target: Decodable { var x: Double?; var y: Double?; var covered: String?; var error: String? }
+        guard case .success(let json) = await evaluate(ProbeScript.clickTargetCall(selector)),
+              let target = try? JSONDecoder().decode(Target.self, from: Data(json.utf8)) else {
+            return .failed("the page did not answer where the element is")
+        }
+        if let error = target.error { return .failed(error) }
+        guard let x = target.x, let y = target.y else { return .failed("the page did not answer where the element is") }
+        note("click at \(Pixels.format(x)), \(Pixels.format(y))" + (target.covered.map { " (on \($0), which covers the element)" } ?? ""))
+        view.click(x: x, y: y)
+        let deadline = GLibClock.now + 0.5
+        var seen = false
+        while !seen, GLibClock.now < deadline, !Task.isCancelled {
+            if case .success(let answer) = await evaluate(ProbeScript.clickSeenCall), answer == "true" { seen = true } else { await GLibClock.sleep(0.002) }
+        }
+        if !seen { return .done(note: "the page saw no click within 0.5 s") }
+        return .done(note: target.covered.map { "the tap landed on \($0), which covers the element" })
     }
 
     // MARK: - The end

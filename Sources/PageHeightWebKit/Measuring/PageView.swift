@@ -138,8 +138,11 @@ final class PageView {
     private var historyBase: OpaquePointer?
     /// Whether the view has its `historyBase`: a page must not be loaded without it (blank first).
     var hasHistoryBase: Bool { historyBase != nil }
-    private let zoom: Double
-    private let cssWidth: Int
+    /// The page zoom, viewport width and font size the view was made with (`ViewPool`'s key);
+    /// a step (`PageStep`) changes them live, `restoreSettings` gives them back.
+    private let made: (zoom: Double, width: Int, fontSize: Int)
+    private var zoom: Double
+    private var cssWidth: Int
     private let javascript: Bool
 
     init(context: OpaquePointer, filter: OpaquePointer? = nil, options: MeasureOptions) {
@@ -148,13 +151,13 @@ final class PageView {
         view = ph_web_view_new(UnsafeMutablePointer(context), manager)
         zoom = options.zoom
         cssWidth = options.width
+        made = (options.zoom, options.width, options.fontSize)
         javascript = options.javascript
         g_object_ref_sink(UnsafeMutableRawPointer(view))
 
         let settings = webkit_web_view_get_settings(view)
         webkit_settings_set_enable_javascript(settings, options.javascript ? 1 : 0)
-        webkit_settings_set_default_font_size(settings, guint32(options.fontSize))
-        webkit_settings_set_default_monospace_font_size(settings, guint32((Double(options.fontSize) * 13 / 16).rounded()))
+        Self.setFontSize(options.fontSize, in: settings)
         webkit_settings_set_default_charset(settings, "UTF-8")
         webkit_settings_set_enable_page_cache(settings, 0)
         webkit_settings_set_allow_file_access_from_file_urls(settings, 0)
@@ -489,6 +492,88 @@ final class PageView {
         }
         if let window {
             window.withMemoryRebound(to: GtkWindow.self, capacity: 1) { gtk_window_resize($0, deviceWidth, deviceHeight) }
+        }
+    }
+
+    // MARK: - Live changes (`PageStep`)
+
+    private static func setFontSize(_ px: Int, in settings: UnsafeMutablePointer<WebKitSettings>?) {
+        webkit_settings_set_default_font_size(settings, guint32(px))
+        webkit_settings_set_default_monospace_font_size(settings, guint32((Double(px) * 13 / 16).rounded()))
+    }
+
+    /// Sets the viewport's width in CSS px, keeping its height (`height` CSS px).
+    func setViewportWidth(_ width: Int, height: Double) {
+        cssWidth = width
+        setViewportHeight(height)
+    }
+
+    /// Sets the engine's default font size, live.
+    func setFontSize(_ px: Int) {
+        Self.setFontSize(px, in: webkit_web_view_get_settings(view))
+    }
+
+    /// Sets the page zoom, live; the viewport keeps its CSS size (`height` CSS px tall).
+    func setPageZoom(_ factor: Double, height: Double) {
+        webkit_settings_set_zoom_text_only(webkit_web_view_get_settings(view), 0)
+        webkit_web_view_set_zoom_level(view, factor)
+        zoom = factor
+        setViewportHeight(height)
+    }
+
+    /// Sets a text-only zoom, live. WebKitGTK has one factor, for the page or for its text: the
+    /// page zoom is 1 meanwhile (`PageStep.checkZoom` refuses steps that would need both).
+    func setTextZoom(_ factor: Double, height: Double) {
+        let settings = webkit_web_view_get_settings(view)
+        webkit_settings_set_zoom_text_only(settings, factor == 1 ? 0 : 1)
+        webkit_web_view_set_zoom_level(view, factor == 1 ? made.zoom : factor)
+        zoom = factor == 1 ? made.zoom : 1
+        setViewportHeight(height)
+    }
+
+    /// Gives back the zoom, width and font size the view was made with, after a page whose steps
+    /// changed them.
+    func restoreSettings(height: Double) {
+        let settings = webkit_web_view_get_settings(view)
+        webkit_settings_set_zoom_text_only(settings, 0)
+        webkit_web_view_set_zoom_level(view, made.zoom)
+        Self.setFontSize(made.fontSize, in: settings)
+        (zoom, cssWidth) = (made.zoom, made.width)
+        setViewportHeight(height)
+    }
+
+    /// A pointer click as a tap: the pointer moves to (`x`, `y`) CSS px of the viewport, then
+    /// its first button is pressed and released there. GTK hands the events to the view as it
+    /// would a user's, so the page gets trusted `mousedown`, `mouseup` and `click` events.
+    func click(x: Double, y: Double) {
+        guard let widgetWindow = view.withMemoryRebound(to: GtkWidget.self, capacity: 1, { gtk_widget_get_window($0) }),
+              let display = gdk_window_get_display(widgetWindow),
+              let pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(display)) else { return }
+        let (deviceX, deviceY) = (x * zoom, y * zoom)
+        var rootX: gint = 0, rootY: gint = 0
+        gdk_window_get_origin(widgetWindow, &rootX, &rootY)
+        let time = guint32(truncatingIfNeeded: g_get_monotonic_time() / 1000)
+        let widget = UnsafeMutableRawPointer(view).assumingMemoryBound(to: GtkWidget.self)
+        for type in [GDK_MOTION_NOTIFY, GDK_BUTTON_PRESS, GDK_BUTTON_RELEASE] {
+            guard let event = gdk_event_new(type) else { continue }
+            switch type {
+            case GDK_MOTION_NOTIFY:
+                event.pointee.motion.window = widgetWindow
+                event.pointee.motion.time = time
+                (event.pointee.motion.x, event.pointee.motion.y) = (deviceX, deviceY)
+                (event.pointee.motion.x_root, event.pointee.motion.y_root) = (deviceX + Double(rootX), deviceY + Double(rootY))
+            default:
+                event.pointee.button.window = widgetWindow
+                event.pointee.button.time = time
+                event.pointee.button.button = 1
+                event.pointee.button.state = type == GDK_BUTTON_RELEASE ? GDK_BUTTON1_MASK.rawValue : 0
+                (event.pointee.button.x, event.pointee.button.y) = (deviceX, deviceY)
+                (event.pointee.button.x_root, event.pointee.button.y_root) = (deviceX + Double(rootX), deviceY + Double(rootY))
+            }
+            g_object_ref(UnsafeMutableRawPointer(widgetWindow)) // the event's window, unreferenced by gdk_event_free
+            gdk_event_set_device(event, pointer)
+            _ = gtk_widget_event(widget, event)
+            gdk_event_free(event)
         }
     }
 

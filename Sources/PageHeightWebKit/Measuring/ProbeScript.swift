@@ -1,3 +1,4 @@
+import Foundation
 import PageHeightCore
 
 /// The in-page probe: two scripts injected at document start, their code in `Probe/probe.js` and
@@ -106,6 +107,33 @@ enum ProbeScript {
     /// The elements whose height changed with the view since `markViewCall`, as a JSON array.
     static func viewCulpritsCall(threshold: Double) -> String {
         "window.__pageheight ? window.__pageheight.viewCulprits(\(threshold)) : '[]'"
+    }
+
+    /// Where a tap on the first element `selector` matches lands, as JSON: `{x, y, covered}` in
+    /// CSS px of the viewport, or `{error}`.
+    static func clickTargetCall(_ selector: String) -> String {
+        "window.__pageheight ? window.__pageheight.clickTarget(\(literal(selector))) : 'null'"
+    }
+
+    /// Whether a trusted click reached the document since `clickTargetCall`.
+    static let clickSeenCall = "window.__pageheight ? window.__pageheight.clickSeen() : 'null'"
+
+    /// Scrolls the page to `y` CSS px, or to its bottom (nil); the position it reached.
+    static func scrollCall(to y: Double?) -> String {
+        "window.__pageheight ? window.__pageheight.scroll(\(y.map { "\($0)" } ?? "'bottom'")) : 'null'"
+    }
+
+    /// The viewport's size in CSS px, as a JSON pair.
+    static let viewportCall = "JSON.stringify([window.innerWidth, window.innerHeight])"
+
+    /// Whether `prefers-color-scheme: dark` matches.
+    static let darkCall = "window.__pageheight ? window.__pageheight.dark() : 'null'"
+
+    /// `text` as a JavaScript string literal.
+    private static func literal(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\u{2028}", with: "\\u2028")
+            .replacingOccurrences(of: "\u{2029}", with: "\\u2029")
     }
 
     /// The same with every metric, for the report's side-by-side `metrics`.

@@ -278,9 +278,41 @@ function viewCulprits(threshold) {
   return stringify([...counts].slice(0, 10).map(([text, n]) => n > 1 ? text + ' (' + n + ' elements)' : text));
 }
 
+// --- steps (what the reader does after the first height) -------------------------------------
+// clickTarget() finds where a tap on the first element a selector matches lands: its centre,
+// scrolled into the viewport first when it is outside; and whether another element covers it
+// there (the tap then goes to that one, as on the phone). clickSeen() tells whether a trusted
+// click reached the document since clickTarget().
+let clicks = 0;
+window.addEventListener('click', (e) => { if (e.isTrusted) clicks++; }, true);
+let clicksBefore = 0;
+function clickTarget(selector) {
+  let element;
+  try { element = document.querySelector(selector); } catch (e) { return stringify({ error: 'not a valid CSS selector' }); }
+  if (!element) return stringify({ error: 'no element matches the selector' });
+  let box = element.getBoundingClientRect();
+  if (box.width <= 0 || box.height <= 0) return stringify({ error: 'the element it matches has no box (hidden or empty): nothing to tap' });
+  if (box.bottom <= 0 || box.top >= window.innerHeight || box.right <= 0 || box.left >= window.innerWidth) {
+    element.scrollIntoView({ block: 'center', inline: 'center' });
+    box = element.getBoundingClientRect();
+  }
+  const x = Math.min(Math.max(box.left + box.width / 2, 0), window.innerWidth - 1);
+  const y = Math.min(Math.max(box.top + box.height / 2, 0), window.innerHeight - 1);
+  const hit = document.elementFromPoint(x, y);
+  clicksBefore = clicks;
+  return stringify({ x: x, y: y, covered: hit && hit !== element && !element.contains(hit) ? selectorPath(hit) : null });
+}
+function scrollPage(y) {
+  const root = document.scrollingElement || document.documentElement;
+  window.scrollTo(0, y === 'bottom' ? (root ? root.scrollHeight : 0) : y);
+  return stringify(window.scrollY);
+}
+
 Object.defineProperty(window, '__pageheight', {
   value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
-                         clock: () => stringify(clock()), advance: advance, frame: frame }),
+                         clock: () => stringify(clock()), advance: advance, frame: frame,
+                         clickTarget: clickTarget, clickSeen: () => stringify(clicks > clicksBefore), scroll: scrollPage,
+                         dark: () => stringify(window.matchMedia('(prefers-color-scheme: dark)').matches) }),
   writable: false, configurable: false, enumerable: false,
 });
 
