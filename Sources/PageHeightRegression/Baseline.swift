@@ -12,17 +12,41 @@ public struct Baseline: Sendable, Equatable, Codable {
         public var status: PageStatus
         /// CSS px; nil when the page gave none (a load error, a crash).
         public var height: Double?
+        /// Each step's result (`steps` of the suite or the page), in order; absent without steps.
+        public var steps: [StepEntry]?
 
-        public init(_ testCase: RegressionCase, status: PageStatus, height: Double?) {
+        public init(_ testCase: RegressionCase, status: PageStatus, height: Double?, steps: [StepEntry]? = nil) {
             page = testCase.page
             width = testCase.width
             fontSize = testCase.fontSize
             zoom = testCase.zoom
             self.status = status
             self.height = height.map { ($0 * 100).rounded() / 100 }
+            self.steps = steps
         }
 
         public var testCase: RegressionCase { RegressionCase(page: page, width: width, fontSize: fontSize, zoom: zoom) }
+    }
+
+    /// One step's result: the step as given, its status, its height.
+    public struct StepEntry: Sendable, Equatable, Codable {
+        public var step: String
+        public var status: StepStatus
+        public var height: Double?
+
+        public init(step: String, status: StepStatus, height: Double?) {
+            (self.step, self.status, self.height) = (step, status, height.map { ($0 * 100).rounded() / 100 })
+        }
+
+        /// The steps of a report, as a baseline records them.
+        public static func of(_ report: PageReport?) -> [StepEntry]? {
+            report?.steps.map { $0.map { StepEntry(step: $0.step, status: $0.status, height: $0.height) } }
+        }
+
+        /// `after width=844: 980 px`, `after click=#more: failed`.
+        public var formatted: String {
+            "after \(step): " + (status == .ok ? height.map { Pixels.format($0) } ?? "no height" : status.rawValue + (height.map { " " + Pixels.format($0) } ?? ""))
+        }
     }
 
     /// Bumped when the format changes incompatibly.

@@ -21,6 +21,8 @@ public struct CaseComparison: Sendable, Equatable {
     public var current: CaseOutcome
     public var tolerance: Tolerance
     public var verdict: Verdict
+    /// The first step (0-based) whose result left the baseline's, when the page's own did not.
+    public var failedStep: Int?
 
     public init(_ testCase: RegressionCase, baseline: Baseline.Entry?, current: CaseOutcome, tolerance: Tolerance) {
         (self.testCase, self.baseline, self.current, self.tolerance)
@@ -39,6 +41,36 @@ public struct CaseComparison: Sendable, Equatable {
         } else {
             verdict = .noBaseline
         }
+        if verdict == .pass, let baseline, let (index, stepVerdict) = Self.firstStepDiffering(baseline.steps ?? [], current.steps ?? [], tolerance) {
+            verdict = stepVerdict
+            failedStep = index
+        }
+    }
+
+    /// The first step whose status or height left the baseline's (a step added or removed
+    /// counts as a changed status).
+    private static func firstStepDiffering(_ old: [Baseline.StepEntry], _ new: [Baseline.StepEntry],
+                                           _ tolerance: Tolerance) -> (Int, Verdict)? {
+        for index in 0..<max(old.count, new.count) {
+            guard index < old.count, index < new.count, old[index].step == new[index].step,
+                  old[index].status == new[index].status else { return (index, .statusChanged) }
+            switch (old[index].height, new[index].height) {
+            case (let was?, let now?) where !tolerance.allows(from: was, to: now): return (index, .moved)
+            case (nil, _?), (_?, nil): return (index, .moved)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// `after step 2 (width=844): baseline 980 px, now 1000 px`.
+    private var stepChange: String? {
+        guard let index = failedStep else { return nil }
+        let old = baseline?.steps ?? [], new = current.steps ?? []
+        let name = (index < new.count ? new[index].step : old[index].step)
+        let was = index < old.count ? old[index].formatted : "no such step"
+        let now = index < new.count ? new[index].formatted : "no such step"
+        return "step \(index + 1) (\(name)): baseline \(was), now \(now)"
     }
 
     public var passed: Bool { verdict == .pass }
@@ -54,6 +86,9 @@ public struct CaseComparison: Sendable, Equatable {
         let now = current.formatted
         let was = baseline.map { CaseOutcome.format(status: $0.status, height: $0.height) } ?? "none"
         var text: String
+        if let stepChange {
+            return "\(testCase.name): \(now); \(stepChange)" + (verdict == .moved ? " (tolerance \(tolerance.description))" : "")
+        }
         switch verdict {
         case .pass:
             text = "\(testCase.name): \(now)" + (delta.map { $0 == 0 ? "" : " (baseline \(was), \(Self.signed($0)) px within \(tolerance.description))" } ?? "")

@@ -10,9 +10,12 @@ public struct CaseOutcome: Sendable, Equatable {
     public var message: String?
     /// Set when the case was measured more than once.
     public var spread: RepeatSpread?
+    /// Each step's result, when the case has steps.
+    public var steps: [Baseline.StepEntry]?
 
-    public init(status: PageStatus, height: Double?, message: String? = nil, spread: RepeatSpread? = nil) {
-        (self.status, self.height, self.message, self.spread) = (status, height, message, spread)
+    public init(status: PageStatus, height: Double?, message: String? = nil, spread: RepeatSpread? = nil,
+                steps: [Baseline.StepEntry]? = nil) {
+        (self.status, self.height, self.message, self.spread, self.steps) = (status, height, message, spread, steps)
     }
 
     /// `1234 px`, `~1091 px` (fallback), `runaway 944 px`, `load-error`.

@@ -24,6 +24,8 @@ public enum HTMLReport {
         public var changed: ChangedPixels
         /// Why this run has no snapshot (the report's `snapshotError`: a page too tall to draw).
         public var currentSnapshotError: String?
+        /// The steps of the current run (`--then`), marked on its timeline.
+        public var steps: [StepReport] = []
 
         public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]? = nil,
                     baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared,
@@ -90,7 +92,8 @@ public enum HTMLReport {
         <tr><td class="baseline-height">\(escape(was))</td><td class="current-height">\(escape(now))</td><td class="change">\(escape(change))</td><td>\(escape(comparison.tolerance.description))</td></tr>
         </table>
         \(comparison.current.spread.map { #"<p class="spread">\#(escape($0.description))</p>"# } ?? "")
-        <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height, baselineSamples: entry.baselineSamples))<figcaption>\(chartCaption(entry))</figcaption></figure>
+        <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height, baselineSamples: entry.baselineSamples,
+                                                    marks: entry.steps.compactMap { step in step.timings.appliedAt.map { ($0, step.step) } }))<figcaption>\(chartCaption(entry))</figcaption></figure>
         <div class="snapshots">
         \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed))
         \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed, error: entry.currentSnapshotError))

@@ -99,7 +99,8 @@ public final class RegressionRunner: @unchecked Sendable {
                 }
             }
         }
-        let outcome = CaseOutcome(status: chosen.status, height: chosen.height, message: chosen.message ?? chosen.snapshotError, spread: spread)
+        let outcome = CaseOutcome(status: chosen.status, height: chosen.height, message: chosen.message ?? chosen.snapshotError, spread: spread,
+                                  steps: Baseline.StepEntry.of(chosen))
         return CaseResult(testCase: job.testCase, outcome: outcome, report: chosen, snapshot: snapshot,
                           seconds: reports.map(\.timings.total).max() ?? 0)
     }

@@ -16,6 +16,8 @@ public struct RegressionSuite: Sendable, Equatable {
         public var location: String
         /// The reader template the page is inserted into, if any.
         public var template: TemplateChoice?
+        /// The page's own steps (`"steps"` in its entry), in place of the suite's.
+        public var steps: [PageStep]? = nil
     }
 
     /// A reader template: the built-in one or a file.
@@ -100,6 +102,7 @@ public struct RegressionSuite: Sendable, Equatable {
         options.width = testCase.width
         options.fontSize = testCase.fontSize
         options.zoom = testCase.zoom
+        if let steps = page(named: testCase.page)?.steps { options.steps = steps.isEmpty ? nil : steps }
         return options
     }
 

@@ -96,12 +96,18 @@ extension RegressionSuite {
         for entry in declared {
             let pattern: String
             var template = suiteTemplate
+            var steps: [PageStep]?
             if let text = entry as? String {
                 pattern = text
             } else if let object = entry as? [String: Any], let text = object["path"] as? String {
                 pattern = text
-                if let unknown = object.keys.sorted().first(where: { !["path", "template"].contains($0) }) {
-                    throw fail("unknown key '\(unknown)' in the page entry for '\(text)' (known: path, template)")
+                if let unknown = object.keys.sorted().first(where: { !["path", "template", "steps"].contains($0) }) {
+                    throw fail("unknown key '\(unknown)' in the page entry for '\(text)' (known: path, template, steps)")
+                }
+                if let value = object["steps"] {
+                    var pageOptions = MeasureOptions()
+                    try read { () throws(SuiteValueProblem) in try MeasuringOption.then.readSuite(value, "steps", &pageOptions) }
+                    steps = pageOptions.steps ?? []
                 }
                 if object.keys.contains("template") {
                     if object["template"] is NSNull {
@@ -113,7 +119,7 @@ extension RegressionSuite {
                     }
                 }
             } else {
-                throw fail("each entry of 'pages' must be a path, a glob, a URL, or { \"path\": …, \"template\": … }")
+                throw fail("each entry of 'pages' must be a path, a glob, a URL, or { \"path\": …, \"template\": …, \"steps\": […] }")
             }
             let found: [(name: String, location: String)]
             do {
@@ -122,7 +128,7 @@ extension RegressionSuite {
                 throw fail(error.description)
             }
             for page in found where !pages.contains(where: { $0.name == page.name }) {
-                pages.append(Page(name: page.name, location: page.location, template: template))
+                pages.append(Page(name: page.name, location: page.location, template: template, steps: steps))
             }
         }
         if let excluded = try list("exclude") {

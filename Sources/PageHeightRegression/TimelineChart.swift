@@ -3,15 +3,17 @@ import PageHeightCore
 
 /// A small SVG chart of a measurement's timeline: height against time, one step line for the
 /// samples, a dot per sample, a dashed line at the baseline height when there is one, and the
-/// baseline's own timeline in grey when it was recorded.
+/// baseline's own timeline in grey when it was recorded, and a vertical line where each step
+/// (`--then`) was applied.
 public enum TimelineChart {
     /// - Parameters:
     ///   - samples: the report's samples (readings without a height are skipped).
     ///   - baseline: the baseline height, CSS px.
     ///   - baselineSamples: the timeline recorded with the baseline.
+    ///   - marks: when each step was applied, seconds since the load started, and the step.
     ///   - width, height: the chart's size in CSS px.
     public static func svg(samples: [HeightSample], baseline: Double?, baselineSamples: [HeightSample]? = nil,
-                           width: Int = 360, height: Int = 120) -> String {
+                           marks: [(t: Double, step: String)] = [], width: Int = 360, height: Int = 120) -> String {
         let points = samples.compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
         let recorded = (baselineSamples ?? []).compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
         let margin = (left: 52.0, right: 8.0, top: 8.0, bottom: 20.0)
@@ -43,6 +45,9 @@ public enum TimelineChart {
             var path = "M\(x(0)) \(y(first.h))"
             for point in points { path += " H\(x(point.t)) V\(y(point.h))" }
             return path + " H\(x(tMax)) V\(y(points.last!.h))"
+        }
+        for step in marks {
+            parts.append(##"<line class="step" x1="\##(x(step.t))" x2="\##(x(step.t))" y1="\##(f(margin.top))" y2="\##(f(margin.top + plotHeight))" stroke="#e8710a" stroke-dasharray="2 2"><title>\##(String(format: "%.3f", step.t)) s: \##(HTMLText.escape(step.step))</title></line>"##)
         }
         if !recorded.isEmpty {
             parts.append(##"<path class="baseline-timeline" d="\##(steps(recorded))" fill="none" stroke="#9e9e9e" stroke-width="1.5"><title>the baseline's timeline</title></path>"##)

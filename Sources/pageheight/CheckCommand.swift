@@ -112,11 +112,12 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         let made = Mutex<[HTMLReport.Entry?]>(Array(repeating: nil, count: shown.count))
         DispatchQueue.concurrentPerform(iterations: shown.count) { place in
             let (index, result) = shown[place]
-            let entry = HTMLReport.Entry(
+            var entry = HTMLReport.Entry(
                 comparison: comparisons[index], samples: result.report?.samples ?? [], baselineSamples: suite.baselineTimeline(result.testCase),
                 baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot,
                 currentSnapshotError: result.report?.snapshotError, reportDirectory: directory,
                 thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
+            entry.steps = result.report?.steps ?? []
             made.withLock { $0[place] = entry }
         }
         let entries = made.withLock { $0.compactMap { $0 } }
@@ -160,7 +161,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         let broken: Set<PageStatus> = [.loadError, .timeout, .crashed, .runaway]
         let refused = results.filter { broken.contains($0.outcome.status) && !parsed.acceptedStatuses.contains($0.outcome.status) }
         let measured = results.filter { result in !refused.contains { $0.testCase == result.testCase } }
-            .map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height) }
+            .map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height, steps: $0.outcome.steps) }
         let update = BaselineUpdate(old: baseline, measured: measured, measuredWith: engine.measuredWith)
         do {
             try update.baseline.write(to: suite.baselinePath)

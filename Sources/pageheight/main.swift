@@ -58,7 +58,7 @@ func run() async -> Int32 {
         let report = await engine.measure(source, options: arguments.options, snapshot: arguments.snapshot) { line in
             if verbose { StandardError.write(prefix + line + "\n") }
         }
-        if report.status != .ok { allOK = false }
+        if report.status != .ok || (report.steps ?? []).contains(where: { $0.status != .ok }) { allOK = false }
         if let error = report.snapshotError {
             FileHandle.standardError.write(Data("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n".utf8))
             allOK = false

@@ -11,7 +11,9 @@
 // no later than this after the load started), gaveup (true: the report says what the rules
 // stopped waiting for), culprit (a substring of one of the report's view culprits),
 // law (the fitted view law's slope k, as in content = k x view + c, within 0.05), realwithin
-// (seconds: on the virtual clock, the whole measurement takes no more wall time). A page-level
+// (seconds: on the virtual clock, the whole measurement takes no more wall time), steps (each
+// `--then` step's height, comma-separated), stepstatus (each step's status; all ok when not
+// given). A page-level
 //
 //     <meta name="pageheight-serve" content="http">
 //
@@ -52,6 +54,10 @@ struct FixtureCase: Sendable, Hashable, CustomStringConvertible {
     var law: Double? = nil
     /// On the virtual clock, the measurement takes at most this many seconds of wall time.
     var realWithin: Double? = nil
+    /// Each step's height (`--then`), in order.
+    var steps: [Int]? = nil
+    /// Each step's status, in order (all `ok` when not given).
+    var stepStatus: [String]? = nil
 
     /// The page's file name, e.g. "grow-2.5.html".
     var pageName: String { page.lastPathComponent }
@@ -172,7 +178,7 @@ extension FixtureCase {
             values[key] = value
         }
         let known: Set<String> = ["status", "height", "once", "schedule", "observe", "tolerance", "missed",
-                                  "within", "gaveup", "culprit", "law", "realwithin"]
+                                  "within", "gaveup", "culprit", "law", "realwithin", "steps", "stepstatus"]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw fail("unknown key \"\(unknown)\"")
         }
@@ -213,7 +219,11 @@ extension FixtureCase {
             gaveUp: try boolean("gaveup"),
             culprit: values["culprit"].map { $0.replacingOccurrences(of: "_", with: " ") },
             law: try decimal("law"),
-            realWithin: try decimal("realwithin")
+            realWithin: try decimal("realwithin"),
+            steps: try values["steps"].map { text in
+                try text.split(separator: ",").map { guard let value = Int($0) else { throw fail("steps=\(text) is not a list of integers") }; return value }
+            },
+            stepStatus: values["stepstatus"].map { $0.split(separator: ",").map(String.init) }
         )
     }
 

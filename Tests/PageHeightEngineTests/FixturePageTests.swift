@@ -162,6 +162,18 @@ struct FixturePageTests {
             let slope = try #require(report.viewDependence?.law?.slope, "\(fixture): no view law")
             #expect(abs(slope - law) <= 0.05, "\(fixture): law slope \(slope)")
         }
+        if fixture.steps != nil || fixture.stepStatus != nil {
+            let steps = report.steps ?? []
+            let statuses = fixture.stepStatus ?? Array(repeating: "ok", count: fixture.steps?.count ?? 0)
+            #expect(steps.map(\.status.rawValue) == statuses, "\(fixture): steps \(steps.map { "\($0.step) \($0.status) \($0.message ?? "")" })")
+            if let heights = fixture.steps {
+                #expect(steps.map { $0.height.map { Int($0.rounded()) } } == heights.map(Optional.some), "\(fixture): step heights \(steps.map(\.height))")
+            }
+            for (index, step) in steps.enumerated() where step.status == .ok {
+                #expect(report.samples.contains { $0.step == index + 1 }, "\(fixture): no reading of step \(index + 1)")
+                #expect(step.strategies?.observe.error == 0, "\(fixture): observe after step \(index + 1)")
+            }
+        }
         if report.status == .ok {
             #expect(report.timings.settledAt != nil || report.message != nil)
             #expect(report.samples.contains { $0.source == .load })

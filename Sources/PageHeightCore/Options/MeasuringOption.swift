@@ -414,7 +414,7 @@ extension MeasuringOption {
         check: { _ throws(UsageError) in },
         copy: { from, to in to.colorScheme = from.colorScheme })
 
-    static let then = MeasuringOption(
+    package static let then = MeasuringOption(
         name: "--then", negation: nil, placeholder: "step", valueIsOptional: false, suiteKey: .value("steps"),
         help: "Once the page has its height, do this in the same view and measure again until settled (repeat it for "
             + "more steps, applied in order): " + PageStep.forms.joined(separator: ", ") + ". The report's steps say "

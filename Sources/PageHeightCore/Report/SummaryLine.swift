@@ -70,7 +70,7 @@ public enum SummaryLine {
     /// A step's part of the line, e.g. `after width=844: 980 px (observe follows; measured after
     /// load only, the app would keep 1300 px: 320 px of blank space; re-running the schedule
     /// shows the same)`.
-    static func after(_ step: StepReport, threshold: Double) -> String {
+    public static func after(_ step: StepReport, threshold: Double) -> String {
         let head = "after \(step.step): "
         let height = step.height.map { Pixels.format($0) } ?? "no height"
         guard step.status == .ok, let strategies = step.strategies else {

@@ -820,9 +820,13 @@ final class MeasurementDriver {
             options.fontSize = px
             view.setFontSize(px)
         case .textZoom(let factor):
+            // A suite's zooms are not checked against its steps when it is read.
+            if options.zoom != 1, factor != 1 { return .failed(Self.oneZoom) }
+            textZoom = factor
             view.setTextZoom(factor, height: session.viewHeight)
             await resizeView(to: session.viewHeight, width: options.width)
         case .zoom(let factor):
+            if textZoom != 1, factor != 1 { return .failed(Self.oneZoom) }
             options.zoom = factor
             view.setPageZoom(factor, height: session.viewHeight)
             await resizeView(to: session.viewHeight, width: options.width)
@@ -844,6 +848,10 @@ final class MeasurementDriver {
         }
         return .done(note: nil)
     }
+
+    /// The text zoom a step set (1: none).
+    private var textZoom = 1.0
+    private static let oneZoom = "a text zoom and a page zoom other than 1 cannot both hold (WebKitGTK zooms either the page or its text)"
 
     /// Taps the first element `selector` matches: a pointer click at its centre, once the page
     /// tells where that is; waits until the page saw the click (half a second at most).
