@@ -90,6 +90,9 @@ public enum PageStep: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether it is a `scroll` step.
+    public var isScroll: Bool { if case .scroll = self { true } else { false } }
+
     public var description: String {
         switch self {
         case .width(let px): "width=\(px)"

@@ -760,14 +760,22 @@ final class MeasurementDriver {
             note("step \(index) failed: \(failure)")
             return (StepReport(step: "\(step)", status: .failed, message: "\(step): \(failure)", timings: timings), .settled)
         }
+        // The page's next rendering update dispatches what the change causes (resize, scroll and
+        // media-query events): it comes before the first reading.
+        await nextRendering()
+        if stepOptions.fit, !step.isScroll, let value = await silentRead(), value <= session.viewHeight + 0.5 {
+            // Content that became shorter than the fitted view may read as tall as the view (a
+            // document without a doctype, a body of height 100%): fit mode measures it from the
+            // view a load starts with, as a fresh load does, and grows the view back to it.
+            await resizeView(to: Double(stepOptions.height))
+            _ = session.resized(to: Double(stepOptions.height), at: now, contentHeight: nil)
+            await nextRendering()
+        }
         var from = now
         if case .wait(let seconds) = step { from += seconds }
         session.stepStarted(index, at: from, options: stepOptions)
         nextPoll = 0
         lastIdleBlocker = nil
-        // The page's next rendering update dispatches what the change causes (resize, scroll,
-        // media-query events): let it come before the first reading.
-        await GLibClock.sleep(2 * Self.frame)
         await read(.poll, cause: "step")
         let (end, endedAt) = await measureWithinTimeout(step: index)
         note("step \(index) ended: \(end)")
@@ -847,6 +855,17 @@ final class MeasurementDriver {
             break
         }
         return .done(note: nil)
+    }
+
+    /// Waits for the page's next rendering update (a frame of the display at most, 0.1 s if the
+    /// page does not answer).
+    private func nextRendering() async {
+        guard case .success(let json) = await evaluate(ProbeScript.renderingMarkCall), let mark = Int(json) else { return }
+        let deadline = GLibClock.now + 0.1
+        while GLibClock.now < deadline, !Task.isCancelled {
+            if case .success(let answer) = await evaluate(ProbeScript.renderedCall(since: mark)), answer != "false" { return }
+            await GLibClock.sleep(0.002)
+        }
     }
 
     /// The text zoom a step set (1: none).

@@ -123,6 +123,14 @@ enum ProbeScript {
         "window.__pageheight ? window.__pageheight.scroll(\(y.map { "\($0)" } ?? "'bottom'")) : 'null'"
     }
 
+    /// Asks for the page's next rendering update; the mark to give `renderedCall`.
+    static let renderingMarkCall = "window.__pageheight ? window.__pageheight.renderingMark() : 'null'"
+
+    /// Whether the rendering update asked for at `mark` has come.
+    static func renderedCall(since mark: Int) -> String {
+        "window.__pageheight ? window.__pageheight.rendered(\(mark)) : 'true'"
+    }
+
     /// The viewport's size in CSS px, as a JSON pair.
     static let viewportCall = "JSON.stringify([window.innerWidth, window.innerHeight])"
 

@@ -302,6 +302,15 @@ function clickTarget(selector) {
   clicksBefore = clicks;
   return stringify({ x: x, y: y, covered: hit && hit !== element && !element.contains(hit) ? selectorPath(hit) : null });
 }
+// renderingMark() asks for this world's next animation frame, which runs in the engine's next
+// rendering update, after that update's resize, scroll and media-query steps; rendered(n) tells
+// whether it has come since the mark n.
+let renderings = 0;
+function renderingMark() {
+  const mark = renderings;
+  if (nativeFrame) nativeFrame(() => { renderings++; }); else renderings++;
+  return stringify(mark);
+}
 function scrollPage(y) {
   const root = document.scrollingElement || document.documentElement;
   window.scrollTo(0, y === 'bottom' ? (root ? root.scrollHeight : 0) : y);
@@ -312,6 +321,7 @@ Object.defineProperty(window, '__pageheight', {
   value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
                          clock: () => stringify(clock()), advance: advance, frame: frame,
                          clickTarget: clickTarget, clickSeen: () => stringify(clicks > clicksBefore), scroll: scrollPage,
+                         renderingMark: renderingMark, rendered: (mark) => stringify(renderings > mark),
                          dark: () => stringify(window.matchMedia('(prefers-color-scheme: dark)').matches) }),
   writable: false, configurable: false, enumerable: false,
 });
