@@ -88,6 +88,6 @@ public enum SummaryLine {
                   "measured after load only, the app would keep"),
             shows(strategies.scheduleAgain, "re-running the schedule shows the same", "re-running the schedule would show"),
         ]
-        return head + height + " (" + parts.joined(separator: "; ") + ")" + (step.message.map { "; \($0)" } ?? "")
+        return head + height + " (" + (parts + (step.message.map { [$0] } ?? [])).joined(separator: "; ") + ")"
     }
 }

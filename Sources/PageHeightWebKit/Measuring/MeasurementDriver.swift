@@ -836,8 +836,11 @@ final class MeasurementDriver {
         case .zoom(let factor):
             if textZoom != 1, factor != 1 { return .failed(Self.oneZoom) }
             options.zoom = factor
-            view.setPageZoom(factor, height: session.viewHeight)
-            await resizeView(to: session.viewHeight, width: options.width)
+            // The view stays within the tallest surface fit mode sets, in device px at the new zoom.
+            let height = min(session.viewHeight, (MeasurementSession.maxViewDevicePixels / factor).rounded(.down))
+            view.setPageZoom(factor, height: height)
+            await resizeView(to: height, width: options.width)
+            _ = session.resized(to: height, at: now, contentHeight: nil)
         case .colorScheme(let scheme):
             options.colorScheme = scheme == .light ? nil : scheme
             await ColorSchemeGate.shared.change(to: scheme)
