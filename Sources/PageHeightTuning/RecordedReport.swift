@@ -25,9 +25,12 @@ public struct RecordedReport: Decodable, Sendable, Equatable {
             = (url, index, status, height, samples, timings, options, strategies, fitSteps, viewDependence)
     }
 
+    /// The readings of the load, before any step (`--then`): what the strategies replay.
+    private var loadSamples: [HeightSample] { samples.filter { $0.step == nil } }
+
     /// The timeline the report's strategies were replayed on.
     public var timeline: RecordedTimeline {
-        RecordedTimeline(samples: samples, finishedAt: timings.finished, options: options, status: status,
+        RecordedTimeline(samples: loadSamples, finishedAt: timings.finished, options: options, status: status,
                          settled: timings.settledAt != nil, endedAt: timings.total,
                          runawayStartedAt: status == .runaway ? runawayStartedAt : nil)
     }
@@ -47,7 +50,7 @@ public struct RecordedReport: Decodable, Sendable, Equatable {
         guard let finished = timings.finished else { return nil }
         var last: Double?
         var previous: Double?
-        for sample in samples {
+        for sample in loadSamples {
             guard let value = sample.height, value > 0 else { continue }
             if let before = previous, abs(value - before) > TuneCandidate.readerAppThreshold { last = sample.t }
             previous = value

@@ -47,6 +47,27 @@ struct Recording {
         StrategyReplay(schedule: GrowingDelaySchedule(parsing: sleeps)!, threshold: threshold)
     }
 
+    /// A report with steps (`--then`): replay judges the load's timeline, not what the steps
+    /// did after it.
+    @Test func aStepsReadingsAreNotTheLoads() throws {
+        var options = MeasureOptions()
+        options.until = .quiet
+        var session = MeasurementSession(options: options)
+        session.loadCommitted(at: 0.1)
+        session.loadFinished(at: 0.2)
+        session.record(HeightSample(t: 0.203, height: 800, source: .load))
+        session.record(HeightSample(t: 0.704, height: 800, source: .poll, cause: "settle-check"))
+        var report = ReportBuilder(url: "file:///page.html", session: session, end: .settled, endedAt: 0.704).build()
+        session.stepStarted(1, at: 1, options: options)
+        session.record(HeightSample(t: 1.2, height: 1400, source: .observer, cause: "resize-observer"))
+        report.samples = session.samples
+        let recorded = try #require(try ReportFile.parse(Data(ReportEncoding.jsonLine(report).utf8), name: "test").first)
+        #expect(recorded.samples.count == 3 && recorded.timeline.samples.count == 2)
+        let replay = PageReplay(recorded, app: .init(schedule: .readerApp, threshold: 5), tolerance: 5)
+        #expect(replay.outcome.height == 800 && replay.jumps.isEmpty)
+        #expect(recorded.lastChangeAfterLoad == 0)
+    }
+
     /// Content that arrives 6 s after load, after the default's last poll (5.3 s): the app ends
     /// short by exactly that content.
     @Test func aChangeAfterTheLastPollLeavesThePageWrongByExactlyThatChange() throws {

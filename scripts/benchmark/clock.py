@@ -91,14 +91,68 @@ def run_pageheight(pages, jobs, extra, workdir, label):
     started = time.monotonic()
     subprocess.run(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - started
-    results, seconds = {}, {}
+    results, seconds, phases = {}, {}, {}
     for report in read_lines(out):
         timings = report.get("timings", {})
         page = report["url"].replace("file://", "")
         seconds[page] = timings.get("realTotal") or timings.get("total") or 0
         results[page] = (report.get("height"), report.get("status"))
+        phases[page] = page_phases(report, seconds[page])
     return {"label": label, "jobs": jobs, "wall": wall, "own": sum(seconds.values()), "pages": len(results),
-            "results": results, "seconds": seconds}
+            "results": results, "seconds": seconds, "phases": phases}
+
+
+def page_phases(report, total):
+    """Where a page's own wall-clock seconds went, from its report: the engine's load work (navigation
+    timing's load event and the layout after it: before the load finished the page's clock is the
+    wall clock), from there to the first reading, and after it (the schedule's jumps, fit mode's
+    resizes and the view check at the cap, stepped animation frames, layout inside the readings)."""
+    engine = report.get("engine") or {}
+    first = next((s for s in report.get("samples", []) if s.get("source") == "load"), None)
+    load = (first.get("real") if first and first.get("real") is not None else (first or {}).get("t")) or 0
+    work = min(load, engine.get("loadWorkEnd") or engine.get("loadEventEnd") or load)
+    jumps = report.get("clockJumps") or []
+    return {"engine load": work, "load to first reading": max(0, load - work), "after the first reading": max(0, total - load),
+            "layout in readings": engine.get("layout") or 0, "resizes": len(report.get("fitSteps") or []),
+            "view check": report.get("viewDependence") is not None,
+            "frames": round(sum(j["to"] - j["from"] for j in jumps if j.get("reason") == "frames") * 60),
+            "timer jumps": sum(1 for j in jumps if j.get("reason") in ("timer", "timers"))}
+
+
+def cause(phases):
+    """A slow page's cause, from its phases: the largest share, with what the page made pageheight do."""
+    shares = {key: phases[key] for key in ("engine load", "load to first reading", "after the first reading")}
+    largest = max(shares, key=shares.get)
+    what = [f"{largest} {shares[largest]:.2f} s"]
+    if phases["resizes"]:
+        what.append(f"{phases['resizes']} fit resize{'s' if phases['resizes'] > 1 else ''}")
+    if phases["view check"]:
+        what.append("view check at the cap")
+    if phases["frames"]:
+        what.append(f"{phases['frames']} animation frames stepped")
+    if phases["timer jumps"] > 20:
+        what.append(f"{phases['timer jumps']} timer jumps")
+    if phases["layout in readings"] > 0.05:
+        what.append(f"layout in readings {phases['layout in readings']:.2f} s")
+    return ", ".join(what)
+
+
+def profile_lines(run):
+    """Where pageheight's own seconds went over every page of one run."""
+    phases = run.get("phases") or {}
+    if not phases:
+        return []
+    total = sum(run["seconds"].values()) or 1
+    lines = [f"Where the pages' own seconds went ({run['label']}, N = {run['jobs']}, {len(phases)} pages, "
+             f"{total:.1f} s in all):", "", "| phase | seconds | share |", "| --- | --- | --- |"]
+    for key in ("engine load", "load to first reading", "after the first reading", "layout in readings"):
+        value = sum(p[key] for p in phases.values())
+        lines.append(f"| {key}{' (part of the above)' if key == 'layout in readings' else ''} | {value:.1f} | {value / total * 100:.0f}% |")
+    lines += ["", f"Pages with fit resizes: {sum(1 for p in phases.values() if p['resizes'])} "
+              f"({sum(p['resizes'] for p in phases.values())} resizes); with the view check at the cap: "
+              f"{sum(1 for p in phases.values() if p['view check'])}; with animation frames stepped: "
+              f"{sum(1 for p in phases.values() if p['frames'])} ({sum(p['frames'] for p in phases.values())} frames).", ""]
+    return lines
 
 
 def run_peer(pages, jobs, workdir, label, command):
@@ -155,12 +209,13 @@ def slowest_lines(mine, chromium, jobs):
     mean = {page: statistics.mean(r["seconds"].get(page, 0) for r in mine) for page in mine[-1]["seconds"]}
     lines = [f"Ten slowest pages of pageheight's at N = {jobs} (own seconds, mean of {len(mine)} runs), and the "
              "Chromium peer's at the same N:", "",
-             "| page | pageheight s | height, status | Chromium peer s | height, status |",
-             "| --- | --- | --- | --- | --- |"]
+             "| page | pageheight s | height, status | cause (the last run's report) | Chromium peer s | height, status |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for page in sorted(mean, key=mean.get, reverse=True)[:10]:
         height, status = mine[-1]["results"][page]
         theirs = chromium["results"].get(page, (None, "missing"))
-        lines.append(f"| {os.path.relpath(page, CORPUS)} | {mean[page]:.3f} | {height} {status} "
+        phases = (mine[-1].get("phases") or {}).get(page)
+        lines.append(f"| {os.path.relpath(page, CORPUS)} | {mean[page]:.3f} | {height} {status} | {cause(phases) if phases else ''} "
                      f"| {chromium['seconds'].get(page, float('nan')):.3f} | {theirs[0]} {theirs[1]} |")
     return lines + [""]
 
@@ -244,6 +299,9 @@ def main():
               "| contender | N | p50 s | p99 s | max s | not ok |", "| --- | --- | --- | --- | --- | --- |"]
     lines += [timing_row(run) for run in listed]
     lines.append("")
+    first = next((r for r in runs if r["label"].startswith("pageheight") and r["jobs"] == min(jobs_list)), None)
+    if first:
+        lines += profile_lines(first)
     for jobs in jobs_list:
         chromium = [r for r in runs if r["jobs"] == jobs and r.get("peer") == "chromium-vt"]
         if chromium:
