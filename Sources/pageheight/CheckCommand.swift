@@ -13,53 +13,113 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     case .run(let arguments): parsed = arguments
     case .exit(let code): return code
     }
+    do throws(CheckExit) {
+        var (suite, baseline) = try loadSuite(parsed)
+        guard let engine = startEngine(for: suite.options) else { return 70 }
+        let scratch = SnapshotScratch(wanted: parsed.report != nil || (parsed.update && suite.keepsSnapshots))
+        defer { scratch.remove() }
+        let stale = try prune(&baseline, of: suite, parsed)
+        let cases = try selectCases(of: suite, parsed)
+        let started = Date()
+        let results = await measure(cases, of: suite, parsed, engine: engine, scratch: scratch)
+        let comparisons = results.map {
+            CaseComparison($0.testCase, baseline: baseline?.entry(for: $0.testCase), current: $0.outcome, tolerance: suite.tolerance)
+        }
+        let summary = CheckSummary(comparisons)
+        let software = softwareNote(baseline: baseline, now: engine.measuredWith, failed: !summary.passed)
+        let wall = String(format: "%.1f", Date().timeIntervalSince(started))
+        try writeJUnit(results, comparisons, of: suite, parsed)
+        try writeReport(results, comparisons, summary: summary, software: software, of: suite, parsed)
+        let resources = ResourceWarnings(results, verbose: parsed.verbose)
+        if parsed.update {
+            return try update(baseline, with: results, comparisons, of: suite, parsed, engine: engine, resources: resources, wall: wall)
+        }
+        return printVerdict(summary, comparisons, software: software, resources: resources, stale: stale, baseline: baseline,
+                            of: suite, parsed, wall: wall)
+    } catch {
+        return error.code
+    }
+}
+
+/// How `check` ends early: the exit code, its message already printed.
+private struct CheckExit: Error {
+    var code: Int32
+}
+
+/// The suite with the command line's options put over it, and its baseline.
+private func loadSuite(_ parsed: CheckArguments) throws(CheckExit) -> (RegressionSuite, Baseline?) {
     let suite: RegressionSuite
-    var baseline: Baseline?
+    let baseline: Baseline?
     do {
         suite = parsed.applied(to: try RegressionSuite.load(parsed.suite))
         baseline = try Baseline.load(suite.baselinePath)
     } catch let error as SuiteError {
-        return subcommandUsageError(error.description, usage: CheckArguments.checkUsage)
+        throw CheckExit(code: subcommandUsageError(error.description, usage: CheckArguments.checkUsage))
     } catch {
-        return subcommandUsageError("\(error)", usage: CheckArguments.checkUsage)
+        throw CheckExit(code: subcommandUsageError("\(error)", usage: CheckArguments.checkUsage))
     }
     for page in suite.pages {
         if case .file(let path)? = page.template, !FileManager.default.fileExists(atPath: path) {
-            return subcommandUsageError("the template \(path) does not exist", usage: CheckArguments.checkUsage)
+            throw CheckExit(code: subcommandUsageError("the template \(path) does not exist", usage: CheckArguments.checkUsage))
         }
     }
-    guard let engine = startEngine(for: suite.options) else { return 70 }
+    return (suite, baseline)
+}
 
-    // Current snapshots go to a scratch directory: the report inlines them, --update keeps them.
-    let wantsSnapshots = parsed.report != nil || (parsed.update && suite.keepsSnapshots)
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-check-\(getpid())").path
-    if wantsSnapshots { try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true) }
-    defer { if wantsSnapshots { try? FileManager.default.removeItem(atPath: scratch) } }
+/// Where the current run's snapshots go: the report inlines them, `--update` keeps them.
+private struct SnapshotScratch {
+    let path: String?
 
+    init(wanted: Bool) {
+        guard wanted else { path = nil; return }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-check-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = directory
+    }
+
+    func snapshot(for testCase: RegressionCase) -> String? { path.map { $0 + "/" + testCase.fileStem + ".png" } }
+
+    func remove() {
+        if let path { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
+
+/// The baseline entries whose page is no longer in the suite; with `--prune`, removed from the
+/// baseline file (and their snapshots and timelines).
+private func prune(_ baseline: inout Baseline?, of suite: RegressionSuite, _ parsed: CheckArguments) throws(CheckExit) -> [Baseline.Entry] {
     let stale = baseline?.staleEntries(for: suite) ?? []
-    if parsed.prune, let old = baseline, !stale.isEmpty {
-        baseline = old.removing(stale)
-        do {
-            try baseline!.write(to: suite.baselinePath)
-        } catch {
-            standardError("Error: \(error)")
-            return 73
-        }
-        for entry in stale {
-            try? FileManager.default.removeItem(atPath: suite.snapshotPath(entry.testCase))
-            try? FileManager.default.removeItem(atPath: suite.timelinePath(entry.testCase))
-        }
-        print("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
+    guard parsed.prune, let old = baseline, !stale.isEmpty else { return stale }
+    baseline = old.removing(stale)
+    do {
+        try baseline!.write(to: suite.baselinePath)
+    } catch {
+        standardError("Error: \(error)")
+        throw CheckExit(code: 73)
     }
+    for entry in stale {
+        try? FileManager.default.removeItem(atPath: suite.snapshotPath(entry.testCase))
+        try? FileManager.default.removeItem(atPath: suite.timelinePath(entry.testCase))
+    }
+    print("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
+    return stale
+}
+
+/// The suite's cases that `--grep` selects (all without it).
+private func selectCases(of suite: RegressionSuite, _ parsed: CheckArguments) throws(CheckExit) -> [RegressionCase] {
     let selection = parsed.grep.map(CaseSelection.init)
     let cases = suite.cases.filter { selection?.matches($0) ?? true }
     if cases.isEmpty, let grep = parsed.grep {
-        return subcommandUsageError("'--grep \(grep)' matches no case of \(parsed.suite)", usage: CheckArguments.checkUsage)
+        throw CheckExit(code: subcommandUsageError("'--grep \(grep)' matches no case of \(parsed.suite)", usage: CheckArguments.checkUsage))
     }
+    return cases
+}
+
+/// Measures every case, with progress on stderr (and what an interruption leaves).
+private func measure(_ cases: [RegressionCase], of suite: RegressionSuite, _ parsed: CheckArguments,
+                     engine: PageHeightEngine, scratch: SnapshotScratch) async -> [RegressionRunner.CaseResult] {
     let jobs = cases.map { testCase in
         RegressionRunner.Job(testCase: testCase, source: suite.source(for: suite.page(named: testCase.page)!),
-                             options: suite.options(for: testCase),
-                             snapshot: wantsSnapshots ? scratch + "/" + testCase.fileStem + ".png" : nil)
+                             options: suite.options(for: testCase), snapshot: scratch.snapshot(for: testCase))
     }
     let jobCount = parsed.jobs ?? BatchRunner.defaultJobs
     let suiteName = URL(fileURLWithPath: suite.path).lastPathComponent
@@ -67,16 +127,16 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         + (suite.repeatCount > 1 ? ", \(suite.repeatCount) runs each in fresh views" : "") + ", \(min(jobCount, max(cases.count, 1))) at once")
     let verbose = parsed.verbose
     let stepLog: @Sendable (String) -> Void = { standardError($0) }
-    let started = Date()
     let runner = RegressionRunner(engine: engine, jobs: jobCount, repeatCount: suite.repeatCount)
     let progressDisplay: RunProgress.Display = parsed.progress == false || verbose ? .none
         : isatty(STDERR_FILENO) == 1 ? .live : parsed.progress == true ? .lines : .none
     let progress = RunProgress(total: cases.count, unit: "case", display: progressDisplay)
+    let update = parsed.update
     Interruption.shared.onSignal {
         progress.finish()
         var lines = ["interrupted: " + progress.line()]
         if let notOK = progress.notOKText { lines.append(notOK) }
-        lines.append(parsed.update ? "the baseline was not changed" : "nothing was compared; run the check again")
+        lines.append(update ? "the baseline was not changed" : "nothing was compared; run the check again")
         FileHandle.standardError.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
     }
     let places = Dictionary(cases.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
@@ -86,120 +146,141 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         if verbose { standardError("measured \(result.testCase.name): \(result.outcome.formatted)") }
     }
     progress.finish()
-    let comparisons = results.map {
-        CaseComparison($0.testCase, baseline: baseline?.entry(for: $0.testCase), current: $0.outcome, tolerance: suite.tolerance)
-    }
-    let summary = CheckSummary(comparisons)
-    let software = softwareNote(baseline: baseline, now: engine.measuredWith, failed: !summary.passed)
-    let wall = String(format: "%.1f", Date().timeIntervalSince(started))
+    return results
+}
 
-    if let junit = parsed.junit {
-        var seconds: [RegressionCase: Double] = [:]
-        for result in results { seconds[result.testCase] = result.seconds }
-        do {
-            try JUnitReport.xml(suiteName: suiteName, comparisons: comparisons, seconds: seconds)
-                .write(toFile: junit, atomically: true, encoding: .utf8)
-        } catch {
-            standardError("Error: writing the JUnit file \(junit): \(error.localizedDescription)")
-            return 73
-        }
+/// `--junit FILE`: one testcase per case.
+private func writeJUnit(_ results: [RegressionRunner.CaseResult], _ comparisons: [CaseComparison], of suite: RegressionSuite,
+                        _ parsed: CheckArguments) throws(CheckExit) {
+    guard let junit = parsed.junit else { return }
+    var seconds: [RegressionCase: Double] = [:]
+    for result in results { seconds[result.testCase] = result.seconds }
+    do {
+        try JUnitReport.xml(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, comparisons: comparisons, seconds: seconds)
+            .write(toFile: junit, atomically: true, encoding: .utf8)
+    } catch {
+        standardError("Error: writing the JUnit file \(junit): \(error.localizedDescription)")
+        throw CheckExit(code: 73)
     }
-    if let directory = parsed.report {
-        let shown = results.enumerated().filter { parsed.all || !comparisons[$0.offset].passed }
-        try? FileManager.default.removeItem(atPath: directory + "/fullSize")
-        let failed = comparisons.filter { !$0.passed }.count
-        // Decoding, comparing and scaling snapshots is CPU work: one case per core at a time.
-        let made = Mutex<[HTMLReport.Entry?]>(Array(repeating: nil, count: shown.count))
-        DispatchQueue.concurrentPerform(iterations: shown.count) { place in
-            let (index, result) = shown[place]
-            var entry = HTMLReport.Entry(
-                comparison: comparisons[index], samples: result.report?.samples ?? [], baselineSamples: suite.baselineTimeline(result.testCase),
-                baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot,
-                currentSnapshotError: result.report?.snapshotError, reportDirectory: directory,
-                thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
-            entry.steps = result.report?.steps ?? []
-            made.withLock { $0[place] = entry }
-        }
-        let entries = made.withLock { $0.compactMap { $0 } }
-        let notes = [parsed.update ? "Compared with the baseline as it was before --update." : nil, software].compactMap { $0 }
-        let html = HTMLReport.html(suiteName: suiteName, summary: summary.text, entries: entries,
-                                   note: notes.isEmpty ? nil : notes.joined(separator: " "),
-                                   suiteArgument: parsed.suite)
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try html.write(toFile: directory + "/index.html", atomically: true, encoding: .utf8)
-        } catch {
-            standardError("Error: writing the report \(directory)/index.html: \(error.localizedDescription)")
-            return 73
-        }
-        standardError("report: \(directory)/index.html")
-    }
+}
 
-    // A resource that failed to load changes the page silently: say so for every case. What the
-    // suite's own offline setting stopped is expected: counted on stdout, listed with --verbose.
+/// `--report DIR`: the failing cases (every case with `--all`) with heights, timelines and snapshots.
+private func writeReport(_ results: [RegressionRunner.CaseResult], _ comparisons: [CaseComparison], summary: CheckSummary,
+                         software: String?, of suite: RegressionSuite, _ parsed: CheckArguments) throws(CheckExit) {
+    guard let directory = parsed.report else { return }
+    let shown = results.enumerated().filter { parsed.all || !comparisons[$0.offset].passed }
+    try? FileManager.default.removeItem(atPath: directory + "/fullSize")
+    let failed = comparisons.filter { !$0.passed }.count
+    // Decoding, comparing and scaling snapshots is CPU work: one case per core at a time.
+    let made = Mutex<[HTMLReport.Entry?]>(Array(repeating: nil, count: shown.count))
+    DispatchQueue.concurrentPerform(iterations: shown.count) { place in
+        let (index, result) = shown[place]
+        var entry = HTMLReport.Entry(
+            comparison: comparisons[index], samples: result.report?.samples ?? [], baselineSamples: suite.baselineTimeline(result.testCase),
+            baselinePNG: suite.snapshotPath(result.testCase), currentPNG: result.snapshot,
+            currentSnapshotError: result.report?.snapshotError, reportDirectory: directory,
+            thumbnailWidth: HTMLReport.Entry.thumbnailWidth(passed: comparisons[index].passed, failedCases: failed))
+        entry.steps = result.report?.steps ?? []
+        made.withLock { $0[place] = entry }
+    }
+    let entries = made.withLock { $0.compactMap { $0 } }
+    let notes = [parsed.update ? "Compared with the baseline as it was before --update." : nil, software].compactMap { $0 }
+    let html = HTMLReport.html(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, summary: summary.text, entries: entries,
+                               note: notes.isEmpty ? nil : notes.joined(separator: " "), suiteArgument: parsed.suite)
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try html.write(toFile: directory + "/index.html", atomically: true, encoding: .utf8)
+    } catch {
+        standardError("Error: writing the report \(directory)/index.html: \(error.localizedDescription)")
+        throw CheckExit(code: 73)
+    }
+    standardError("report: \(directory)/index.html")
+}
+
+/// A resource that failed to load changes the page silently: said for every case. What the
+/// suite's own offline setting stopped is expected: counted, listed with `--verbose`.
+private struct ResourceWarnings {
+    var lines: [String] = []
     var offlineStopped = 0
-    var resourceWarnings: [String] = []
-    for result in results {
-        guard let report = result.report, let failed = report.failedResources else { continue }
-        let stopped = failed.filter(\.stoppedByOffline)
-        let others = failed.filter { !$0.stoppedByOffline }
-        let total = (report.failedResourcesTotal ?? failed.count) - stopped.count
-        if !stopped.isEmpty {
-            offlineStopped += 1
-            if verbose, let warning = FailedResource.warning(stopped, total: stopped.count) {
-                standardError("note: \(result.testCase.name): \(warning)")
-            }
-        }
-        if let warning = FailedResource.warning(others, total: total) { resourceWarnings.append("\(result.testCase.name): \(warning)") }
-    }
-    let offlineNote = offlineStopped == 0 ? ""
-        : "; \(offlineStopped) case\(offlineStopped == 1 ? "" : "s") had requests the offline setting stopped (--verbose lists them)"
 
-    if parsed.update {
-        // A page that could not be measured is a broken case, not a baseline: recorded, a typo in a
-        // path would keep CI green for good. A runaway has no height of its own to regress against.
-        let broken: Set<PageStatus> = [.loadError, .timeout, .crashed, .runaway]
-        let refused = results.filter { broken.contains($0.outcome.status) && !parsed.acceptedStatuses.contains($0.outcome.status) }
-        let measured = results.filter { result in !refused.contains { $0.testCase == result.testCase } }
-            .map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height, steps: $0.outcome.steps) }
-        let update = BaselineUpdate(old: baseline, measured: measured, measuredWith: engine.measuredWith)
-        do {
-            try update.baseline.write(to: suite.baselinePath)
-        } catch {
-            standardError("Error: \(error)")
-            return 73
-        }
-        if suite.keepsSnapshots {
-            try? FileManager.default.createDirectory(atPath: suite.snapshotDirectory, withIntermediateDirectories: true)
-            for result in results where !refused.contains(where: { $0.testCase == result.testCase }) {
-                let target = suite.snapshotPath(result.testCase)
-                try? FileManager.default.removeItem(atPath: target)
-                if let snapshot = result.snapshot { try? FileManager.default.copyItem(atPath: snapshot, toPath: target) }
-                if let samples = result.report?.samples { suite.recordTimeline(samples, for: result.testCase) }
+    init(_ results: [RegressionRunner.CaseResult], verbose: Bool) {
+        for result in results {
+            guard let report = result.report, let failed = report.failedResources else { continue }
+            let stopped = failed.filter(\.stoppedByOffline)
+            let others = failed.filter { !$0.stoppedByOffline }
+            let total = (report.failedResourcesTotal ?? failed.count) - stopped.count
+            if !stopped.isEmpty {
+                offlineStopped += 1
+                if verbose, let warning = FailedResource.warning(stopped, total: stopped.count) {
+                    standardError("note: \(result.testCase.name): \(warning)")
+                }
             }
+            if let warning = FailedResource.warning(others, total: total) { lines.append("\(result.testCase.name): \(warning)") }
         }
-        for line in update.lines { print(line) }
-        if let warning = update.mixedSoftwareWarning { print(warning) }
-        for warning in resourceWarnings { print("warning: " + warning) }
-        for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
-            print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
-        }
-        for result in refused {
-            let why = result.outcome.status == .runaway
-                ? "a runaway has no height of its own to regress against: fix the page, measure it with --no-fit, or"
-                : "fix the page, or"
-            print("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
-                + "(\(why) --accept-status \(result.outcome.status.rawValue) to record it)")
-        }
-        print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)" + offlineNote)
-        return refused.isEmpty ? 0 : 1
     }
 
+    /// The summary line's note on the requests the offline setting stopped.
+    var offlineNote: String {
+        offlineStopped == 0 ? ""
+            : "; \(offlineStopped) case\(offlineStopped == 1 ? "" : "s") had requests the offline setting stopped (--verbose lists them)"
+    }
+}
+
+/// `--update`: writes the measured cases into the baseline (and their snapshots and timelines),
+/// prints what changed; a case that could not be measured is not recorded unless accepted.
+private func update(_ baseline: Baseline?, with results: [RegressionRunner.CaseResult], _ comparisons: [CaseComparison],
+                    of suite: RegressionSuite, _ parsed: CheckArguments, engine: PageHeightEngine, resources: ResourceWarnings,
+                    wall: String) throws(CheckExit) -> Int32 {
+    // A page that could not be measured is a broken case, not a baseline: recorded, a typo in a
+    // path would keep CI green for good. A runaway has no height of its own to regress against.
+    let broken: Set<PageStatus> = [.loadError, .timeout, .crashed, .runaway]
+    let refused = results.filter { broken.contains($0.outcome.status) && !parsed.acceptedStatuses.contains($0.outcome.status) }
+    let kept = results.filter { result in !refused.contains { $0.testCase == result.testCase } }
+    let measured = kept.map { Baseline.Entry($0.testCase, status: $0.outcome.status, height: $0.outcome.height, steps: $0.outcome.steps) }
+    let update = BaselineUpdate(old: baseline, measured: measured, measuredWith: engine.measuredWith)
+    do {
+        try update.baseline.write(to: suite.baselinePath)
+    } catch {
+        standardError("Error: \(error)")
+        throw CheckExit(code: 73)
+    }
+    if suite.keepsSnapshots {
+        try? FileManager.default.createDirectory(atPath: suite.snapshotDirectory, withIntermediateDirectories: true)
+        for result in kept {
+            let target = suite.snapshotPath(result.testCase)
+            try? FileManager.default.removeItem(atPath: target)
+            if let snapshot = result.snapshot { try? FileManager.default.copyItem(atPath: snapshot, toPath: target) }
+            if let samples = result.report?.samples { suite.recordTimeline(samples, for: result.testCase) }
+        }
+    }
+    for line in update.lines { print(line) }
+    if let warning = update.mixedSoftwareWarning { print(warning) }
+    for warning in resources.lines { print("warning: " + warning) }
+    for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
+        print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
+    }
+    for result in refused {
+        let why = result.outcome.status == .runaway
+            ? "a runaway has no height of its own to regress against: fix the page, measure it with --no-fit, or"
+            : "fix the page, or"
+        print("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
+            + "(\(why) --accept-status \(result.outcome.status.rawValue) to record it)")
+    }
+    print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)"
+        + resources.offlineNote)
+    return refused.isEmpty ? 0 : 1
+}
+
+/// The check's verdict on stdout: the failures, the warnings, the summary, stale entries and a
+/// missing baseline.
+private func printVerdict(_ summary: CheckSummary, _ comparisons: [CaseComparison], software: String?, resources: ResourceWarnings,
+                          stale: [Baseline.Entry], baseline: Baseline?, of suite: RegressionSuite, _ parsed: CheckArguments,
+                          wall: String) -> Int32 {
     if let software { print(software) }
     for failure in summary.failures { print("FAIL " + failure.message) }
-    for warning in resourceWarnings { print("warning: " + warning) }
-    if verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
-    print(summary.text + " (\(wall) s)" + offlineNote)
+    for warning in resources.lines { print("warning: " + warning) }
+    if parsed.verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
+    print(summary.text + " (\(wall) s)" + resources.offlineNote)
     if !stale.isEmpty && !parsed.prune {
         print("stale baseline entries (their page is no longer in the suite; 'pageheight check --prune' removes them): "
             + Baseline.staleText(stale))
