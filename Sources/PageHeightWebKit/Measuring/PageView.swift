@@ -155,7 +155,17 @@ final class PageView {
         javascript = options.javascript
         g_object_ref_sink(UnsafeMutableRawPointer(view))
 
-        let settings = webkit_web_view_get_settings(view)
+        Self.applySettings(options, to: webkit_web_view_get_settings(view))
+        webkit_web_view_set_zoom_level(view, options.zoom)
+        ph_dismiss_dialogs_and_refuse_popups(view)
+        ph_track_requests(view)
+        injectScripts(options)
+        connectSignals()
+        showInOffscreenWindow(height: Double(options.height))
+    }
+
+    /// Every setting that changes a result, set explicitly (none inherited from WebKit's defaults).
+    private static func applySettings(_ options: MeasureOptions, to settings: UnsafeMutablePointer<WebKitSettings>?) {
         webkit_settings_set_enable_javascript(settings, options.javascript ? 1 : 0)
         Self.setFontSize(options.fontSize, in: settings)
         webkit_settings_set_default_charset(settings, "UTF-8")
@@ -179,10 +189,11 @@ final class PageView {
         // No service workers: a worker one page registers outlives the clear between pages and
         // would answer the next same-origin page's requests (and a reader app's web view has none).
         EngineFeature.disable("ServiceWorkers", in: settings)
-        webkit_web_view_set_zoom_level(view, options.zoom)
-        ph_dismiss_dialogs_and_refuse_popups(view)
-        ph_track_requests(view)
+    }
 
+    /// The hooks (every frame), the probe (the top frame, in its own world) and, offline, the
+    /// repeatable `Math.random`; and the probe's message handler.
+    private func injectScripts(_ options: MeasureOptions) {
         setHooks(virtual: options.clock == .virtual, device: options.deviceProfile)
         addScript(ProbeScript.source(metric: options.metric), frames: WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
                   world: ProbeScript.world)
@@ -192,6 +203,11 @@ final class PageView {
         webkit_user_content_manager_register_script_message_handler_in_world(manager, ProbeScript.messageHandler,
                                                                              ProbeScript.world)
 
+    }
+
+    /// Connects the view's signals to its inbox: load changes, failed loads, a web process that
+    /// ended, navigation targets and the probe's messages.
+    private func connectSignals() {
         // The trampolines run inside the signal on the GLib thread and only queue what they were told.
         let box = { Unmanaged.passRetained(self.inbox).toOpaque() }
         let release: GClosureNotify = { data, _ in Unmanaged<Inbox>.fromOpaque(data!).release() }
@@ -256,12 +272,17 @@ final class PageView {
             GLibActor.assumeIsolated { PageView.inbox(data).post(.probeMessage(message)) }
         }, box(), release)
 
+    }
+
+    /// Puts the view in a shown offscreen window `height` CSS px tall (shown: else WebKit runs no
+    /// resize observers and reads a 0x0 viewport).
+    private func showInOffscreenWindow(height: Double) {
         let offscreen = gtk_offscreen_window_new()!
         window = offscreen
         offscreen.withMemoryRebound(to: GtkContainer.self, capacity: 1) { container in
             view.withMemoryRebound(to: GtkWidget.self, capacity: 1) { gtk_container_add(container, $0) }
         }
-        setViewportHeight(Double(options.height))
+        setViewportHeight(height)
         gtk_widget_show_all(offscreen)
         ph_window_skip_drawing(offscreen) // shown for WebKit, never looked at (once realized)
     }
