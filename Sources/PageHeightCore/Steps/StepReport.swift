@@ -6,6 +6,8 @@ public enum StepStatus: String, Codable, Sendable, CaseIterable {
     case unstable
     /// Fit mode: after the step the content grew with the view.
     case runaway
+    /// The page's script stalled during the step (an evaluation never returned).
+    case timeout
     /// The step could not be applied (a selector that matches nothing, an element with no box).
     case failed
     /// Not applied: the page had no verdict to start from, or an earlier step failed.

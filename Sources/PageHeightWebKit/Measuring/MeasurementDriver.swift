@@ -721,14 +721,15 @@ final class MeasurementDriver {
     // MARK: - Steps
 
     /// Applies each step in turn and measures the page again until its verdict, under the same
-    /// rules as after the load. A step runs only from a settled page: once one does not settle
-    /// (or cannot be applied) the rest are skipped. Returns the steps' results and the last end.
+    /// rules as after the load. A step runs only from a page whose verdict is `ok`: once one does
+    /// not settle (or cannot be applied) the rest are skipped. Returns the steps' results and the last end.
     private func run(_ steps: [PageStep], after reason: EndReason, base: PageReport) async -> ([StepReport], EndReason) {
         var reports: [StepReport] = []
         var last = reason
         var shown = StepStrategyReplay.Shown(observe: base.strategies.observe.height, schedule: base.strategies.schedule.height,
                                              scheduleAgain: base.strategies.schedule.height)
-        var stopped = reason == .settled ? nil : "not applied: the page ended \(base.status.rawValue) before its first step"
+        // From a page that has a height of its own: settled, or quiet at the timeout (`ok` either way).
+        var stopped = base.status == .ok ? nil : "not applied: the page ended \(base.status.rawValue) before its first step"
         for (offset, step) in steps.enumerated() {
             if let stopped {
                 reports.append(StepReport(step: "\(step)", status: .skipped, message: stopped))
@@ -788,7 +789,8 @@ final class MeasurementDriver {
         let (pageStatus, verdictMessage, height) = builder.verdict()
         let status: StepStatus = switch pageStatus {
         case .ok: .ok
-        case .unstable, .timeout: .unstable
+        case .unstable: .unstable
+        case .timeout: .timeout
         case .runaway: .runaway
         case .crashed: .crashed
         case .fallback, .loadError: .failed
