@@ -207,7 +207,15 @@ public final class PageHeightEngine: @unchecked Sendable {
                                        snapshotPath: snapshot, freshView: freshView, log: log, verdictReached: verdictReached)
         await ColorSchemeGate.shared.enter(options.colorScheme ?? .light)
         defer { ColorSchemeGate.shared.leave() }
-        return await driver.run()
+        let report = await driver.run()
+        // A reused view whose web process was killed while it waited, before WebKit reported it,
+        // dies before the page commits: not the page's doing (it never ran). Once more, in a new view.
+        if report.status == .crashed, report.timings.committed == nil, !freshView {
+            log("the view's web process was gone before the page committed: measuring it again in a new view")
+            return await measure(page, options: options, snapshot: snapshot, freshView: true, upcoming: upcoming, log: log,
+                                 verdictReached: verdictReached, pools: pools)
+        }
+        return report
     }
 
     /// What to say when the display goes away (our Xvfb killed, the X server gone): GTK cannot go
