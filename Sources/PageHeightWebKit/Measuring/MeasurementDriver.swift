@@ -394,7 +394,7 @@ final class MeasurementDriver {
     /// its time, as the app reads it.
     private func afterReading() async -> Next {
         if nextPoll < session.pollTimes.count, session.pollTimes[nextPoll] <= now { return .wait }
-        if session.finishedAt != nil, session.pending.animations == 0, !animating, let target = session.fitTarget {
+        if session.finishedAt != nil, session.pending.animations == 0, !animating, !timerDue, let target = session.fitTarget {
             return await fit(to: target).map(Next.end) ?? .again
         }
         guard session.isSettled(at: now) else { return .wait }
@@ -575,6 +575,14 @@ final class MeasurementDriver {
     }
 
     /// Virtual clock: the page's animation frames are stepped one by one (`AnimationFrames`).
+    /// Virtual clock: a timer of the page is due and has not run yet (a run over the page's
+    /// periodic timers goes on). A fit now would race with it: its resize and readings would land
+    /// between two ticks at a point that depends on the machine's load, and content the timers
+    /// moved would read as content that grew with the view.
+    private var timerDue: Bool {
+        virtualClock && (nextPageTimer.map { $0 <= now + 0.0005 } ?? false)
+    }
+
     private var animating: Bool {
         virtualClock && frames.steps(waiting: framesWaiting) && session.pageIsIdle(network: view.requestsInFlight, at: now)
     }
