@@ -144,8 +144,14 @@ final class MeasurementDriver {
         }
     }
 
+    /// The page's end and when it came; nil when cancelled (the timeout passed).
     private func measureUntilCancelled(step: Int?) async -> (EndReason, Double)? {
-        await (step == nil ? measure() : settle()).map { ($0, now) }
+        do {
+            let end = try await step == nil ? measure() : settle()
+            return (end, now)
+        } catch {
+            return nil
+        }
     }
 
     /// Sleeps until the timeout after `start`, the load's start or a step's (not after this
@@ -158,8 +164,15 @@ final class MeasurementDriver {
         return (.timedOut(stalledSince: stalledSince), now)
     }
 
-    /// Load, first reading, settle. Nil when cancelled (the timeout passed).
-    private func measure() async -> EndReason? {
+    /// What a part of the measurement leaves the driver with: the page is measured on, or it
+    /// ended. Cancellation (the timeout passed) throws `CancellationError` instead.
+    private enum Outcome {
+        case goOn
+        case ended(EndReason)
+    }
+
+    /// Load, first reading, settle. Throws when cancelled (the timeout passed).
+    private func measure() async throws -> EndReason {
         note("loading \(source.url.prefix(200))\(options.offline ? " (offline, \(options.offlineMode.rawValue))" : "")"
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
@@ -168,11 +181,10 @@ final class MeasurementDriver {
         if let headers = options.requests?.headers, !headers.isEmpty {
             note("request header\(headers.count == 1 ? "" : "s") " + headers.map(\.name).joined(separator: ", ") + " (values not logged)")
         }
-        if let end = await waitForLoad() { return end }
-        guard !Task.isCancelled else { return nil }
+        if case .ended(let end) = try await waitForLoad() { return end }
         guard options.javascript else { return .javascriptDisabled }
         await read(.load)
-        return await settle()
+        return try await settle()
     }
 
     // MARK: - Events
@@ -183,27 +195,27 @@ final class MeasurementDriver {
         case waitForReplacement(String)
     }
 
-    /// Handles the view's events until the load finished; returns the end if the page ended first.
-    private func waitForLoad() async -> EndReason? {
+    /// Handles the view's events until the load finished, or the page ended first.
+    private func waitForLoad() async throws -> Outcome {
         var interrupted: (failure: String, deadline: Double)?
         // An interrupted load is followed by its load-finished: a replacement may still come.
         while session.finishedAt == nil || (interrupted != nil && session.committedAt == nil) {
             let event = await view.inbox.next(until: interrupted.map { wallClock($0.deadline) })
-            guard !Task.isCancelled else { return nil }
+            try Task.checkCancellation()
             guard let event else {
-                if let interrupted, session.committedAt == nil { return .loadFailed(interrupted.failure) }
+                if let interrupted, session.committedAt == nil { return .ended(.loadFailed(interrupted.failure)) }
                 interrupted = nil
                 continue
             }
             switch handle(event) {
             case .handled: break
-            case .end(let reason): return reason
+            case .end(let reason): return .ended(reason)
             case .waitForReplacement(let failure):
                 note("load interrupted; waiting for a load that replaces it")
                 interrupted = (failure, now + LoadOutcome.replacementWait)
             }
         }
-        return nil
+        return .goOn
     }
 
     private func handle(_ event: ViewEvent) -> Handling {
@@ -296,41 +308,41 @@ final class MeasurementDriver {
 
     /// After the load: handles events, takes the schedule's polls and the settle checks, and
     /// fits the view, until the session says the page is done.
-    private func settle() async -> EndReason? {
-        while !Task.isCancelled {
+    private func settle() async throws -> EndReason {
+        while true {
+            try Task.checkCancellation()
             // What the page told meanwhile (during a fit, a reading) comes first.
             while let event = view.inbox.take() {
                 if case .end(let reason) = handle(event) { return reason }
             }
-            switch await afterReading() {
+            switch try await afterReading() {
             case .end(let reason): return reason
             case .again: continue
             case .wait: break
             }
-            guard !Task.isCancelled else { return nil }
+            try Task.checkCancellation()
             if virtualClock, now >= session.deadline { return .timedOut(stalledSince: nil) }
             let (at, precise, wake) = nextWake()
             if virtualClock, let jump = jumpTarget(before: at, wake: wake) {
                 if jump.reason == ClockJump.frames {
                     await stepFrame(to: jump.to)
-                    guard !Task.isCancelled else { return nil }
+                    try Task.checkCancellation()
                     continue
                 }
                 await advanceClock(to: jump.to, reason: jump.reason)
-                guard !Task.isCancelled else { return nil }
+                try Task.checkCancellation()
                 // The page's timers ran: what they changed. A step of the rules is now due.
                 if jump.reason == ClockJump.timer || jump.reason == ClockJump.timers { await refreshPending(cause: "timer") }
                 continue
-            } else if virtualClock, let timer = nextPageTimer, timer <= now + 0.0005, at > now + Self.frame,
-                      session.pageIsIdle(network: view.requestsInFlight, at: now) {
+            } else if timerDue, at > now + Self.frame, session.pageIsIdle(network: view.requestsInFlight, at: now) {
                 // A timer of the page came due and has not run yet: nothing jumps over it, and
                 // the page may tell nothing when it has run. Look again after 2 ms of real
                 // time, not at `at`: waiting for it would run the page's clock at real speed.
                 if let event = await view.inbox.next(until: GLibClock.now + 0.002) {
-                    guard !Task.isCancelled else { return nil }
+                    try Task.checkCancellation()
                     if case .end(let reason) = handle(event) { return reason }
                 } else {
-                    guard !Task.isCancelled else { return nil }
+                    try Task.checkCancellation()
                     await refreshPending(cause: "timer")
                 }
                 continue
@@ -341,13 +353,13 @@ final class MeasurementDriver {
                 // A child frame's grace may end before `at`: the clock jumps again from there.
                 let graceEnds = virtualClock ? session.frameGraceEnds.flatMap { $0 > now && $0 < at ? $0 : nil } : nil
                 if let event = await view.inbox.next(until: wallClock(graceEnds ?? at), precise: precise) {
-                    guard !Task.isCancelled else { return nil }
+                    try Task.checkCancellation()
                     if case .end(let reason) = handle(event) { return reason }
                     continue
                 }
                 if graceEnds != nil { continue }
             }
-            guard !Task.isCancelled else { return nil }
+            try Task.checkCancellation()
             switch wake {
             case .poll(let index):
                 nextPoll = index
@@ -358,7 +370,6 @@ final class MeasurementDriver {
                 await refreshPending(cause: "pending-check")
             }
         }
-        return nil
     }
 
     /// The next poll, or the settle check when due first; while work is pending, a look when the
@@ -392,14 +403,17 @@ final class MeasurementDriver {
     /// A page that keeps moving (an animation the engine does not list, such as one on animation
     /// frames) is fitted again after every fit; a poll that came due meanwhile is read first, at
     /// its time, as the app reads it.
-    private func afterReading() async -> Next {
+    private func afterReading() async throws -> Next {
         if nextPoll < session.pollTimes.count, session.pollTimes[nextPoll] <= now { return .wait }
         if session.finishedAt != nil, session.pending.animations == 0, !animating, !timerDue, let target = session.fitTarget {
-            return await fit(to: target).map(Next.end) ?? .again
+            if case .ended(let end) = try await fit(to: target) { return .end(end) }
+            return .again
         }
         guard session.isSettled(at: now) else { return .wait }
+        if try await contentShrankBeneathView() { return .again }
         if !session.needsViewCheck { return .end(.settled) }
-        return await checkViewAtCap().map(Next.end) ?? .again
+        if case .ended(let end) = try await checkViewAtCap() { return .end(end) }
+        return .again
     }
 
     // MARK: - Readings
@@ -501,8 +515,11 @@ final class MeasurementDriver {
     /// Where to move the page's clock instead of waiting for `at` in real time: when the page is
     /// idle, to its next timer or to `at` (a poll, the settle check), whichever comes first, at
     /// most to the timeout. Nil when there is nothing to jump over.
+    /// Nil too while a timer of the page is due and has not run (a run still going on): a jump
+    /// then would move the page's clock from where the run is, behind the rules' time, and the
+    /// page would lag behind it for the rest of the measurement.
     private func jumpTarget(before at: Double, wake: Wake) -> (to: Double, reason: String)? {
-        guard session.pageIsIdle(network: view.requestsInFlight, at: now) else { return nil }
+        guard !timerDue, session.pageIsIdle(network: view.requestsInFlight, at: now) else { return nil }
         var target: (to: Double, reason: String)
         switch wake {
         case .poll: target = (at, "poll")
@@ -555,34 +572,37 @@ final class MeasurementDriver {
             answer = nil
         }
         guard let clock = answer else { return }
-        // Timers that came due run in a task of their own, right after the jump (in a run, one
-        // after another): wait for them, a quarter of a second at most. Only for those due by the
-        // jump's time: one they arm meanwhile is due after it, and a chain of zero-delay timers
-        // (always one due) would otherwise hold every jump for the whole quarter.
+        // Timers that came due run in a task of their own, right after the jump: wait for them, a
+        // quarter of a second at most. Only for those due by the jump's time: one they arm
+        // meanwhile is due after it, and a chain of zero-delay timers (always one due) would
+        // otherwise hold every jump for the whole quarter. A run answers at its first timer and
+        // keeps a timer due until it reached its end: it is waited for to the end.
         var state = clock
+        let run = reason == ClockJump.timers
         let jumpedTo = clock.now
         let giveUp = GLibClock.now + 0.25
-        while (state.next ?? .infinity) <= jumpedTo, GLibClock.now < giveUp {
+        while (state.next ?? .infinity) <= (run ? state.now : jumpedTo), GLibClock.now < giveUp {
             await GLibClock.sleep(0.001)
             guard case .success(let json) = await evaluate(ProbeScript.clockCall),
                   let next = ProbeReading.decodeClock(json) else { return }
             state = next
         }
-        if let due = state.next, due <= jumpedTo {
+        if let due = state.next, due <= (run ? state.now : jumpedTo) {
             note("timers due by the jump had not run after 0.25 s (the page's clock: next due at "
                 + "\(Seconds.format(due / 1000)) s, now \(Seconds.format(state.now / 1000)) s)")
         }
     }
 
-    /// Virtual clock: the page's animation frames are stepped one by one (`AnimationFrames`).
     /// Virtual clock: a timer of the page is due and has not run yet (a run over the page's
     /// periodic timers goes on). A fit now would race with it: its resize and readings would land
-    /// between two ticks at a point that depends on the machine's load, and content the timers
-    /// moved would read as content that grew with the view.
+    /// between two ticks at a point that depends on the machine's load (`advanceClock` waits for
+    /// a run a quarter of a second at most), and content the timers moved would read as content
+    /// that grew with the view.
     private var timerDue: Bool {
         virtualClock && (nextPageTimer.map { $0 <= now + 0.0005 } ?? false)
     }
 
+    /// Virtual clock: the page's animation frames are stepped one by one (`AnimationFrames`).
     private var animating: Bool {
         virtualClock && frames.steps(waiting: framesWaiting) && session.pageIsIdle(network: view.requestsInFlight, at: now)
     }
@@ -644,23 +664,51 @@ final class MeasurementDriver {
     /// Gives the view the adopted height, waits until the viewport has it, then reads the
     /// content twice, 50 ms apart: content that is taller than the new view and holds still
     /// grew with the view (evidence of a runaway); content still moving moves by itself.
-    private func fit(to height: Double) async -> EndReason? {
+    private func fit(to height: Double) async throws -> Outcome {
         note("fit: view height \(Pixels.format(session.viewHeight)) → \(Pixels.format(height))")
         let issuedAt = now
         await resizeView(to: height)
         let first = await read(.poll, cause: "after-resize")
         await holdStill()
         let second = await read(.poll, cause: "after-resize")
-        guard !Task.isCancelled else { return nil }
+        try Task.checkCancellation()
         let still = first != nil && second != nil && abs(first! - second!) <= 1
         guard session.resized(to: height, issuedAt: issuedAt, at: now, contentHeight: still ? second : nil) else {
-            return nil
+            return .goOn
         }
         note("runaway: \(session.runaway.evidence)")
         let (content, culprits) = await readAtOtherView(Double(session.options.height))
-        guard !Task.isCancelled else { return nil }
+        try Task.checkCancellation()
         session.runawayExplained(noFitHeight: content, culprits: culprits)
-        return .runaway
+        return .ended(.runaway)
+    }
+
+    /// Whether the content beneath the fitted view was looked at, in this phase (the load's, or
+    /// a step's).
+    private var lookedBeneathView = false
+
+    /// Fit mode, once a phase, at the verdict: where the body is at least as tall as the view
+    /// (quirks mode, `min-height: 100%`), content that shrank after the view grew to it reads as
+    /// tall as the view, and the fixed point keeps the height the content had at the last fit,
+    /// which depends on when that fit ran against the page's real events. When the content's own
+    /// boxes end above the view, the view goes back to `--height` and fit mode grows it to the
+    /// content again, as from a fresh load; true when it did.
+    private func contentShrankBeneathView() async throws -> Bool {
+        let start = Double(session.options.height)
+        guard session.options.fit, !lookedBeneathView, let anchor = session.anchor,
+              session.viewHeight > start + 0.5, abs(anchor - session.viewHeight) <= 1 else { return false }
+        lookedBeneathView = true
+        guard case .success(let json) = await evaluate(ProbeScript.contentBottomCall), let bottom = Double(json) else {
+            return false
+        }
+        try Task.checkCancellation()
+        guard bottom < session.viewHeight - max(session.options.threshold, 1) else { return false }
+        note("the content ends at \(Pixels.format(bottom)), above the view that holds it up: fitting again from \(Pixels.format(start))")
+        await resizeView(to: start)
+        _ = session.resized(to: start, at: now, contentHeight: nil)
+        await read(.poll, cause: "after-resize")
+        try Task.checkCancellation()
+        return true
     }
 
     /// The view reached the cap below the content and the page has settled there: reads the
@@ -668,23 +716,23 @@ final class MeasurementDriver {
     /// whether the content depends on the view. Content that does not is the verdict as it
     /// stands: the view goes back to the cap only for a snapshot (what the app's frame shows), as
     /// that is another full paint of the tallest view, the costliest drawing a page gets.
-    private func checkViewAtCap() async -> EndReason? {
+    private func checkViewAtCap() async throws -> Outcome {
         let cap = session.viewHeight
         let check = Double(session.options.height)
         note("the view is at its cap, \(Pixels.format(cap)), below the content: checking the content at \(Pixels.format(check))")
         let (content, culprits) = await readAtOtherView(check)
-        guard !Task.isCancelled else { return nil }
+        try Task.checkCancellation()
         let finding = session.viewChecked(view: check, content: content, culprits: culprits)
         note("view check: \(finding)")
-        if case .independent = finding, snapshotPath == nil { return .settled }
+        if case .independent = finding, snapshotPath == nil { return .ended(.settled) }
         await resizeView(to: cap)
-        guard !Task.isCancelled else { return nil }
+        try Task.checkCancellation()
         switch finding {
         case .independent:
             await read(.poll, cause: "after-resize")
-            return nil
-        case .runaway: return .runaway
-        case .beyondCap, .moved: return .viewDependent
+            return .goOn
+        case .runaway: return .ended(.runaway)
+        case .beyondCap, .moved: return .ended(.viewDependent)
         }
     }
 
@@ -784,6 +832,7 @@ final class MeasurementDriver {
         if case .wait(let seconds) = step { from += seconds }
         session.stepStarted(index, at: from, options: stepOptions)
         nextPoll = 0
+        lookedBeneathView = false
         lastIdleBlocker = nil
         await read(.poll, cause: "step")
         let (end, endedAt) = await measureWithinTimeout(step: index)

@@ -109,6 +109,9 @@ enum ProbeScript {
         "window.__pageheight ? window.__pageheight.viewCulprits(\(threshold)) : '[]'"
     }
 
+    /// Where the content ends whatever the view's height (CSS px of the document), or `null`.
+    static let contentBottomCall = "window.__pageheight ? window.__pageheight.contentBottom() : 'null'"
+
     /// Where a tap on the first element `selector` matches lands, as JSON: `{x, y, covered}` in
     /// CSS px of the viewport, or `{error}`.
     static func clickTargetCall(_ selector: String) -> String {

@@ -278,6 +278,43 @@ function viewCulprits(threshold) {
   return stringify([...counts].slice(0, 10).map(([text, n]) => n > 1 ? text + ' (' + n + ' elements)' : text));
 }
 
+// --- content beneath a fitted view --------------------------------------------------------
+// Where the body is at least as tall as the view (quirks mode; `min-height: 100%`), content that
+// shrinks after fit mode grew the view to it reads as tall as the view. contentBottom() tells
+// where the content ends whatever the view: the lowest box of the body's elements (not those
+// fixed to the viewport) and of the text directly in the body, plus the body's bottom padding,
+// border and margin, in CSS px of the document; null past 50,000 elements.
+function fixedToViewport(element) {
+  for (let e = element; e && e !== document.body; e = e.parentElement) {
+    if (getComputedStyle(e).position === 'fixed') return true;
+  }
+  return false;
+}
+function contentBottom() {
+  const body = document.body;
+  if (!body) return 'null';
+  const all = body.getElementsByTagName('*');
+  if (all.length > 50000) return 'null';
+  const viewBottom = window.innerHeight - 1;
+  let lowest = 0;
+  for (let i = 0; i < all.length; i++) {
+    const r = all[i].getBoundingClientRect();
+    if (!(r.width || r.height) || r.bottom <= lowest) continue;
+    if (r.bottom >= viewBottom && fixedToViewport(all[i])) continue;
+    lowest = r.bottom;
+  }
+  const range = document.createRange();
+  for (let node = body.firstChild; node; node = node.nextSibling) {
+    if (node.nodeType !== Node.TEXT_NODE || !node.data.trim()) continue;
+    range.selectNodeContents(node);
+    lowest = Math.max(lowest, range.getBoundingClientRect().bottom);
+  }
+  const style = getComputedStyle(body);
+  const below = (parseFloat(style.paddingBottom) || 0) + (parseFloat(style.borderBottomWidth) || 0)
+    + (parseFloat(style.marginBottom) || 0);
+  return stringify(lowest + window.scrollY + below);
+}
+
 // --- steps (what the reader does after the first height) -------------------------------------
 // clickTarget() finds where a tap on the first element a selector matches lands: its centre,
 // scrolled into the viewport first when it is outside; and whether another element covers it
@@ -319,6 +356,7 @@ function scrollPage(y) {
 
 Object.defineProperty(window, '__pageheight', {
   value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
+                         contentBottom: contentBottom,
                          clock: () => stringify(clock()), advance: advance, frame: frame,
                          clickTarget: clickTarget, clickSeen: () => stringify(clicks > clicksBefore), scroll: scrollPage,
                          renderingMark: renderingMark, rendered: (mark) => stringify(renderings > mark),
