@@ -22,128 +22,28 @@ extension RegressionSuite {
     /// file system.
     public static func parse(_ data: Data, path: String) throws(SuiteError) -> RegressionSuite {
         func fail(_ detail: String) -> SuiteError { SuiteError(path, detail) }
-        let object: Any
+        let document: SuiteDocument
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            document = try JSONDecoder().decode(SuiteDocument.self, from: data)
+        } catch let problem as SuiteValueProblem {
+            throw fail(problem.detail)
+        } catch DecodingError.dataCorrupted(let context) {
+            throw fail("not valid JSON: \(context.underlyingError.map(jsonErrorDetail) ?? context.debugDescription)")
         } catch {
-            throw fail("not valid JSON: \(jsonErrorDetail(error))")
-        }
-        guard let json = object as? [String: Any] else { throw fail("expected a JSON object, e.g. { \"pages\": [\"a.html\"] }") }
-        if let unknown = json.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw fail("unknown key '\(unknown)' (known: \(keys.sorted().joined(separator: ", ")))")
+            throw fail("expected a JSON object, e.g. { \"pages\": [\"a.html\"] }")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-
-        /// Reads one value; a problem with it is an error of this suite file.
-        func read<T>(_ body: () throws(SuiteValueProblem) -> T) throws(SuiteError) -> T {
-            do { return try body() } catch { throw fail(error.detail) }
+        do throws(SuiteValueProblem) {
+            let options = try document.measureOptions(relativeTo: directory)
+            let pages = try document.resolvedPages(relativeTo: directory)
+            let defaults = MeasureOptions()
+            return RegressionSuite(path: path, pages: pages, widths: document.widths ?? [options.width],
+                                   fontSizes: document.fontSizes ?? [defaults.fontSize], zooms: document.zooms ?? [defaults.zoom],
+                                   options: options, tolerance: document.tolerance, keepsSnapshots: document.snapshots ?? true,
+                                   repeatCount: document.repeatCount ?? 1)
+        } catch {
+            throw fail(error.detail)
         }
-        func number(_ key: String, _ range: ClosedRange<Double>) throws(SuiteError) -> Double? {
-            guard let value = json[key] else { return nil }
-            return try read { () throws(SuiteValueProblem) in try SuiteValue.number(value, key, range) }
-        }
-        func whole(_ value: Any, _ key: String, _ range: ClosedRange<Int>) throws(SuiteError) -> Int {
-            try read { () throws(SuiteValueProblem) in try SuiteValue.whole(value, key, range) }
-        }
-        func flag(_ key: String) throws(SuiteError) -> Bool? {
-            guard let value = json[key] else { return nil }
-            return try read { () throws(SuiteValueProblem) in try SuiteValue.flag(value, key) }
-        }
-        func list(_ key: String) throws(SuiteError) -> [Any]? {
-            guard let value = json[key] else { return nil }
-            return try read { () throws(SuiteValueProblem) in try SuiteValue.list(value, key) }
-        }
-
-        var options = MeasureOptions()
-        for option in MeasuringOption.all {
-            guard case .value(let key) = option.suiteKey, var value = json[key] else { continue }
-            if option.suiteValueIsPath, let path = value as? String, !path.hasPrefix("/") {
-                value = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
-            }
-            try read { () throws(SuiteValueProblem) in try option.readSuite(value, key, &options) }
-        }
-        options.takeDeviceViewport(keepingWidth: json["widths"] != nil, keepingHeight: json["height"] != nil)
-
-        let widths = try list("widths").map { values throws(SuiteError) in
-            try values.map { v throws(SuiteError) in try whole(v, "widths", MeasuringOption.widthRange) }
-        }
-        let fontSizes = try list("fontSizes").map { values throws(SuiteError) in
-            try values.map { v throws(SuiteError) in try whole(v, "fontSizes", MeasuringOption.fontSizeRange) }
-        }
-        let zooms = try list("zooms").map { values throws(SuiteError) -> [Double] in
-            try values.map { v throws(SuiteError) -> Double in
-                guard let n = v as? NSNumber, !SuiteValue.isBoolean(v), MeasuringOption.zoomRange.contains(n.doubleValue) else {
-                    throw fail("'zooms' takes numbers between \(RegressionCase.format(MeasuringOption.zoomRange.lowerBound)) and "
-                        + "\(RegressionCase.format(MeasuringOption.zoomRange.upperBound)), got \(v)")
-                }
-                return n.doubleValue
-            }
-        }
-        let tolerance = Tolerance(pixels: try number("tolerancePx", 0...1_000_000),
-                                  percent: try number("tolerancePercent", 0...100))
-        let repeatCount = try json["repeat"].map { v throws(SuiteError) in try whole(v, "repeat", 1...100) } ?? 1
-        let keepsSnapshots = try flag("snapshots") ?? true
-
-        var suiteTemplate: TemplateChoice?
-        if let value = json["template"] {
-            guard let text = value as? String, !text.isEmpty else { throw fail("'template' must be a path or \"default\"") }
-            suiteTemplate = TemplateChoice(text, relativeTo: directory)
-        }
-        guard let declared = try list("pages") else {
-            throw fail("missing 'pages' (a list of paths relative to the suite file, globs, or URLs)")
-        }
-        var pages: [Page] = []
-        for entry in declared {
-            let pattern: String
-            var template = suiteTemplate
-            var steps: [PageStep]?
-            if let text = entry as? String {
-                pattern = text
-            } else if let object = entry as? [String: Any], let text = object["path"] as? String {
-                pattern = text
-                if let unknown = object.keys.sorted().first(where: { !["path", "template", "steps"].contains($0) }) {
-                    throw fail("unknown key '\(unknown)' in the page entry for '\(text)' (known: path, template, steps)")
-                }
-                if let value = object["steps"] {
-                    var pageOptions = MeasureOptions()
-                    try read { () throws(SuiteValueProblem) in try MeasuringOption.then.readSuite(value, "steps", &pageOptions) }
-                    steps = pageOptions.steps ?? []
-                }
-                if object.keys.contains("template") {
-                    if object["template"] is NSNull {
-                        template = nil
-                    } else if let name = object["template"] as? String, !name.isEmpty {
-                        template = TemplateChoice(name, relativeTo: directory)
-                    } else {
-                        throw fail("'template' of the page entry for '\(text)' must be a path, \"default\" or null")
-                    }
-                }
-            } else {
-                throw fail("each entry of 'pages' must be a path, a glob, a URL, or { \"path\": …, \"template\": …, \"steps\": […] }")
-            }
-            let found: [(name: String, location: String)]
-            do {
-                found = try PageGlob.expand(pattern, relativeTo: directory)
-            } catch {
-                throw fail(error.description)
-            }
-            for page in found where !pages.contains(where: { $0.name == page.name }) {
-                pages.append(Page(name: page.name, location: page.location, template: template, steps: steps))
-            }
-        }
-        if let excluded = try list("exclude") {
-            let patterns = try excluded.map { value throws(SuiteError) -> String in
-                guard let text = value as? String else { throw fail("'exclude' must be a list of paths or globs") }
-                return text
-            }
-            pages.removeAll { page in patterns.contains { fnmatch($0, page.name, 0) == 0 } }
-            guard !pages.isEmpty else { throw fail("'exclude' leaves no page") }
-        }
-        let defaults = MeasureOptions()
-        return RegressionSuite(path: path, pages: pages, widths: widths ?? [options.width],
-                               fontSizes: fontSizes ?? [defaults.fontSize], zooms: zooms ?? [defaults.zoom],
-                               options: options, tolerance: tolerance, keepsSnapshots: keepsSnapshots,
-                               repeatCount: repeatCount)
     }
 
     private static func jsonErrorDetail(_ error: Error) -> String {
@@ -152,3 +52,146 @@ extension RegressionSuite {
     }
 }
 
+
+/// A suite file as written, decoded with `Codable`: one check for unknown keys, then each key's
+/// value read by the code that knows what it means (`SuiteValue`, the option table), which words
+/// any problem (`SuiteValueProblem`, thrown through the decoder).
+struct SuiteDocument: Decodable {
+    var pages: [PageEntry]
+    var exclude: [String]?
+    var widths: [Int]?
+    var fontSizes: [Int]?
+    var zooms: [Double]?
+    var template: String?
+    var tolerance: Tolerance
+    var snapshots: Bool?
+    var repeatCount: Int?
+    /// The measuring options' keys as written, read by `MeasuringOption.readSuite`.
+    var measuring: [String: JSONValue]
+
+    /// One entry of `pages`: a path, glob or URL, or `{ "path", "template", "steps" }`.
+    struct PageEntry: Decodable {
+        var path: String
+        /// nil: the suite's template; `.some(nil)`: none (`null`).
+        var template: String??
+        var steps: JSONValue?
+
+        init(from decoder: Decoder) throws {
+            try self.init(JSONValue(from: decoder))
+        }
+
+        init(_ value: JSONValue) throws(SuiteValueProblem) {
+            if let text = value.string {
+                path = text
+                return
+            }
+            guard let object = value.object, let text = object["path"]?.string else {
+                throw SuiteValueProblem("each entry of 'pages' must be a path, a glob, a URL, or { \"path\": …, \"template\": …, \"steps\": […] }")
+            }
+            path = text
+            if let unknown = object.keys.sorted().first(where: { !["path", "template", "steps"].contains($0) }) {
+                throw SuiteValueProblem("unknown key '\(unknown)' in the page entry for '\(text)' (known: path, template, steps)")
+            }
+            steps = object["steps"]
+            switch object["template"] {
+            case nil: template = nil
+            case .null?: template = .some(nil)
+            case let value?:
+                guard let name = SuiteValue.text(value) else {
+                    throw SuiteValueProblem("'template' of the page entry for '\(text)' must be a path, \"default\" or null")
+                }
+                template = name
+            }
+        }
+    }
+
+    init(from decoder: Decoder) throws {
+        guard let json = try JSONValue(from: decoder).object else {
+            throw SuiteValueProblem("expected a JSON object, e.g. { \"pages\": [\"a.html\"] }")
+        }
+        if let unknown = json.keys.sorted().first(where: { !RegressionSuite.keys.contains($0) }) {
+            throw SuiteValueProblem("unknown key '\(unknown)' (known: \(RegressionSuite.keys.sorted().joined(separator: ", ")))")
+        }
+        guard let declared = json["pages"] else {
+            throw SuiteValueProblem("missing 'pages' (a list of paths relative to the suite file, globs, or URLs)")
+        }
+        pages = try SuiteValue.list(declared, "pages").map { entry throws(SuiteValueProblem) in try PageEntry(entry) }
+        exclude = try json["exclude"].map { value throws(SuiteValueProblem) in
+            try SuiteValue.list(value, "exclude").map { item throws(SuiteValueProblem) in
+                guard let text = item.string else { throw SuiteValueProblem("'exclude' must be a list of paths or globs") }
+                return text
+            }
+        }
+        widths = try Self.wholes(json["widths"], "widths", MeasuringOption.widthRange)
+        fontSizes = try Self.wholes(json["fontSizes"], "fontSizes", MeasuringOption.fontSizeRange)
+        zooms = try json["zooms"].map { value throws(SuiteValueProblem) in
+            try SuiteValue.list(value, "zooms").map { item throws(SuiteValueProblem) in
+                guard let zoom = item.number, MeasuringOption.zoomRange.contains(zoom) else {
+                    throw SuiteValueProblem("'zooms' takes numbers between \(RegressionCase.format(MeasuringOption.zoomRange.lowerBound)) and "
+                        + "\(RegressionCase.format(MeasuringOption.zoomRange.upperBound)), got \(item)")
+                }
+                return zoom
+            }
+        }
+        if let value = json["template"] {
+            guard let text = SuiteValue.text(value) else { throw SuiteValueProblem("'template' must be a path or \"default\"") }
+            template = text
+        }
+        tolerance = Tolerance(pixels: try json["tolerancePx"].map { v throws(SuiteValueProblem) in try SuiteValue.number(v, "tolerancePx", 0...1_000_000) },
+                              percent: try json["tolerancePercent"].map { v throws(SuiteValueProblem) in try SuiteValue.number(v, "tolerancePercent", 0...100) })
+        snapshots = try json["snapshots"].map { v throws(SuiteValueProblem) in try SuiteValue.flag(v, "snapshots") }
+        repeatCount = try json["repeat"].map { v throws(SuiteValueProblem) in try SuiteValue.whole(v, "repeat", 1...100) }
+        measuring = json.filter { key, _ in MeasuringOption.suiteKeys.contains(key) }
+    }
+
+    private static func wholes(_ value: JSONValue?, _ key: String, _ range: ClosedRange<Int>) throws(SuiteValueProblem) -> [Int]? {
+        try value.map { value throws(SuiteValueProblem) in
+            try SuiteValue.list(value, key).map { item throws(SuiteValueProblem) in try SuiteValue.whole(item, key, range) }
+        }
+    }
+
+    /// The measuring options the suite sets, over the defaults; a path is taken relative to the
+    /// suite file's folder.
+    func measureOptions(relativeTo directory: String) throws(SuiteValueProblem) -> MeasureOptions {
+        var options = MeasureOptions()
+        for option in MeasuringOption.all {
+            guard case .value(let key) = option.suiteKey, var value = measuring[key] else { continue }
+            if option.suiteValueIsPath, let path = value.string, !path.hasPrefix("/") {
+                value = .string(URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path)
+            }
+            try option.readSuite(value, key, &options)
+        }
+        options.takeDeviceViewport(keepingWidth: widths != nil, keepingHeight: measuring["height"] != nil)
+        return options
+    }
+
+    /// The pages, globs expanded against the file system, each once, without the excluded ones.
+    func resolvedPages(relativeTo directory: String) throws(SuiteValueProblem) -> [RegressionSuite.Page] {
+        let suiteTemplate = template.map { RegressionSuite.TemplateChoice($0, relativeTo: directory) }
+        var resolved: [RegressionSuite.Page] = []
+        for entry in pages {
+            var template = suiteTemplate
+            if let own = entry.template { template = own.map { RegressionSuite.TemplateChoice($0, relativeTo: directory) } }
+            var steps: [PageStep]?
+            if let value = entry.steps {
+                var pageOptions = MeasureOptions()
+                try MeasuringOption.then.readSuite(value, "steps", &pageOptions)
+                steps = pageOptions.steps ?? []
+            }
+            let found: [(name: String, location: String)]
+            do {
+                found = try PageGlob.expand(entry.path, relativeTo: directory)
+            } catch {
+                throw SuiteValueProblem(error.description)
+            }
+            for page in found where !resolved.contains(where: { $0.name == page.name }) {
+                resolved.append(RegressionSuite.Page(name: page.name, location: page.location, template: template, steps: steps))
+            }
+        }
+        if let exclude {
+            resolved.removeAll { page in exclude.contains { fnmatch($0, page.name, 0) == 0 } }
+            guard !resolved.isEmpty else { throw SuiteValueProblem("'exclude' leaves no page") }
+        }
+        return resolved
+    }
+}

@@ -128,8 +128,7 @@ private func measure(_ cases: [RegressionCase], of suite: RegressionSuite, _ par
     let verbose = parsed.verbose
     let stepLog: @Sendable (String) -> Void = { standardError($0) }
     let runner = RegressionRunner(engine: engine, jobs: jobCount, repeatCount: suite.repeatCount)
-    let progressDisplay: RunProgress.Display = parsed.progress == false || verbose ? .none
-        : isatty(STDERR_FILENO) == 1 ? .live : parsed.progress == true ? .lines : .none
+    let progressDisplay: RunProgress.Display = verbose ? .none : parsed.run.progressDisplay(terminal: isatty(STDERR_FILENO) == 1)
     let progress = RunProgress(total: cases.count, unit: "case", display: progressDisplay)
     let update = parsed.update
     Interruption.shared.onSignal {

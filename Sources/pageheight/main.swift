@@ -128,7 +128,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         FileHandle.standardError.write(Data("shard \(shard): none of the list's \(total) pages falls into this shard; nothing to do\n".utf8))
         return 0
     }
-    if let shard = arguments.shard, arguments.progress {
+    if let shard = arguments.shard, arguments.progress != false {
         FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
     }
     guard let engine = startEngine(for: arguments.options) else { return 70 }
@@ -138,9 +138,8 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         FileHandle.standardError.write(Data(("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
             + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n").utf8))
     }
-    let progressDisplay: RunProgress.Display = !arguments.progress ? .none : isatty(STDERR_FILENO) == 1 ? .live
-        : arguments.forceProgress ? .lines : .none
-    let progress = RunProgress(total: remaining.count, unit: "page", display: progressDisplay)
+    let progress = RunProgress(total: remaining.count, unit: "page",
+                               display: arguments.run.progressDisplay(terminal: isatty(STDERR_FILENO) == 1))
     Interruption.shared.onSignal { [out = arguments.out] in
         let written = log.stopWriting()
         progress.finish()
@@ -165,7 +164,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         let names = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { first, _ in first })
         summary = summary.including(log.recorded.filter { names[$0.index] != nil }, names: names, total: list.entries.count)
     }
-    if arguments.progress || !remaining.isEmpty || arguments.resume {
+    if arguments.progress != false || !remaining.isEmpty || arguments.resume {
         StandardError.write(summary.text + "\n")
     }
     return summary.notOK == 0 ? 0 : 1

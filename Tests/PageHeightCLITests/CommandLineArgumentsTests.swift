@@ -157,7 +157,7 @@ import Testing
         let parsed = try CommandLineArguments.parse(["batch", "--jobs", "3", "--out", "r.jsonl", "--resume", "--retries", "2",
                                                      "--shard", "2/5", "--no-progress", "--offline", "--width", "768", "list.txt"])
         #expect(parsed.command == .batch && parsed.jobs == 3 && parsed.out == "r.jsonl" && parsed.resume)
-        #expect(parsed.retries == 2 && parsed.shard == Shard(parsing: "2/5") && !parsed.progress)
+        #expect(parsed.retries == 2 && parsed.shard == Shard(parsing: "2/5") && parsed.progress == false)
         #expect(parsed.options.offline && parsed.options.width == 768 && parsed.pages == ["list.txt"])
         try parsed.validate()
     }
@@ -166,7 +166,8 @@ import Testing
         func problem(_ arguments: [String]) -> String? {
             do { try CommandLineArguments.parse(arguments).validate(); return nil } catch { return error.message }
         }
-        #expect(problem(["--jobs", "2", "a.html"]) == "'--jobs' is an option of 'pageheight batch'")
+        #expect(problem(["--jobs", "2", "a.html"]) == "'--jobs' is an option of 'pageheight batch', 'pageheight check' and 'pageheight sweep'")
+        #expect(problem(["--out", "x.jsonl", "a.html"]) == "'--out' is an option of 'pageheight batch'")
         #expect(problem(["batch"]) == "missing list (a file of pages, a directory, or - for stdin)")
         #expect(problem(["batch", "a", "b"]) == "'pageheight batch' takes one list, got 2")
         #expect(problem(["batch", "--resume", "a"]) == "'--resume' needs '--out FILE' (the output to continue)")

@@ -37,7 +37,7 @@ public struct MeasuringOption: Sendable {
     public let rangeText: String?
 
     package let read: @Sendable (inout GivenOption, inout MeasureOptions) throws(UsageError) -> Void
-    package let readSuite: @Sendable (_ value: Any, _ key: String, inout MeasureOptions) throws(SuiteValueProblem) -> Void
+    package let readSuite: @Sendable (_ value: JSONValue, _ key: String, inout MeasureOptions) throws(SuiteValueProblem) -> Void
     let check: @Sendable (MeasureOptions) throws(UsageError) -> Void
     /// Copies the option's setting from the first options to the second.
     package let copy: @Sendable (MeasureOptions, inout MeasureOptions) -> Void
@@ -169,7 +169,7 @@ extension MeasuringOption {
             defaultText: defaults[keyPath: field].rawValue, rangeText: nil,
             read: { given, options throws(UsageError) in options[keyPath: field] = try given.choice(noun: noun) },
             readSuite: { value, key, options throws(SuiteValueProblem) in
-                guard let text = value as? String, let chosen = T(rawValue: text) else {
+                guard let text = value.string, let chosen = T(rawValue: text) else {
                     throw SuiteValueProblem("'\(key)' must be one of: " + T.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 options[keyPath: field] = chosen
@@ -202,8 +202,9 @@ extension MeasuringOption {
         readSuite: { value, key, options throws(SuiteValueProblem) in
             let problem = SuiteValueProblem("'\(key)' must be a list of positive sleeps in seconds, e.g. [0.1, 0.2, 0.5]")
             let list = try SuiteValue.list(value, key)
-            guard list.allSatisfy({ $0 is NSNumber && !SuiteValue.isBoolean($0) }),
-                  let schedule = GrowingDelaySchedule(parsing: list.map { "\($0)" }.joined(separator: ",")) else { throw problem }
+            let sleeps = list.compactMap(\.number)
+            guard sleeps.count == list.count,
+                  let schedule = GrowingDelaySchedule(parsing: sleeps.map { "\($0)" }.joined(separator: ",")) else { throw problem }
             options.schedule = schedule
         },
         check: { _ throws(UsageError) in },
@@ -228,7 +229,7 @@ extension MeasuringOption {
             options.offline = true
         },
         readSuite: { value, key, options throws(SuiteValueProblem) in
-            if let text = value as? String {
+            if let text = value.string {
                 guard let mode = OfflineMode(rawValue: text) else {
                     throw SuiteValueProblem("'\(key)' must be true, false, "
                         + OfflineMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or "))
@@ -311,11 +312,11 @@ extension MeasuringOption {
     }
 
     /// A suite's list of strings, each read as the command line reads the option's value.
-    private static func strings<T>(_ value: Any, _ key: String, _ form: String,
+    private static func strings<T>(_ value: JSONValue, _ key: String, _ form: String,
                                    _ parse: (String) throws(UsageError) -> T) throws(SuiteValueProblem) -> [T] {
         var parsed: [T] = []
         for item in try SuiteValue.list(value, key) {
-            guard let text = item as? String else { throw SuiteValueProblem("'\(key)' must be a list of \(form) strings") }
+            guard let text = item.string else { throw SuiteValueProblem("'\(key)' must be a list of \(form) strings") }
             do throws(UsageError) { parsed.append(try parse(text)) } catch { throw SuiteValueProblem("'\(key)': \(error.message)") }
         }
         return parsed
@@ -336,7 +337,7 @@ extension MeasuringOption {
             options.requests = (options.requests ?? PageRequests()).adding(cookies: try cookies(inFile: try given.value()))
         },
         readSuite: { value, key, options throws(SuiteValueProblem) in
-            guard let path = value as? String else { throw SuiteValueProblem("'\(key)' must be the path of a cookies.txt file") }
+            guard let path = value.string else { throw SuiteValueProblem("'\(key)' must be the path of a cookies.txt file") }
             do throws(UsageError) {
                 options.requests = (options.requests ?? PageRequests()).adding(cookies: try cookies(inFile: path))
             } catch {
@@ -362,7 +363,7 @@ extension MeasuringOption {
             options.device = name == .desktop ? nil : name
         },
         readSuite: { value, key, options throws(SuiteValueProblem) in
-            guard let text = value as? String, let name = DeviceProfile.Name(rawValue: text) else {
+            guard let text = value.string, let name = DeviceProfile.Name(rawValue: text) else {
                 throw SuiteValueProblem("'\(key)' must be one of: " + DeviceProfile.Name.allCases.map(\.rawValue).joined(separator: ", "))
             }
             options.device = name == .desktop ? nil : name
@@ -390,7 +391,7 @@ extension MeasuringOption {
         readSuite: { value, key, options throws(SuiteValueProblem) in
             let problem = SuiteValueProblem("'\(key)' must be a list of language tags, e.g. [\"fr-FR\", \"fr\"]")
             let list = try SuiteValue.list(value, key)
-            let tags = list.compactMap { ($0 as? String).flatMap { isLanguageTag($0) ? $0 : nil } }
+            let tags = list.compactMap { $0.string.flatMap { isLanguageTag($0) ? $0 : nil } }
             guard tags.count == list.count, !tags.isEmpty else { throw problem }
             options.languages = tags
         },
@@ -406,7 +407,7 @@ extension MeasuringOption {
             options.colorScheme = scheme == .light ? nil : scheme
         },
         readSuite: { value, key, options throws(SuiteValueProblem) in
-            guard let text = value as? String, let scheme = ColorScheme(rawValue: text) else {
+            guard let text = value.string, let scheme = ColorScheme(rawValue: text) else {
                 throw SuiteValueProblem("'\(key)' must be one of: " + ColorScheme.allCases.map(\.rawValue).joined(separator: ", "))
             }
             options.colorScheme = scheme == .light ? nil : scheme

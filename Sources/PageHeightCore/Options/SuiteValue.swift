@@ -8,34 +8,34 @@ package struct SuiteValueProblem: Error {
 
 /// Reads the JSON values of a suite file's keys.
 package enum SuiteValue {
-    package static func number(_ value: Any, _ key: String, _ range: ClosedRange<Double>) throws(SuiteValueProblem) -> Double {
-        guard let number = value as? NSNumber, !isBoolean(value), range.contains(number.doubleValue) else {
+    package static func number(_ value: JSONValue, _ key: String, _ range: ClosedRange<Double>) throws(SuiteValueProblem) -> Double {
+        guard let number = value.number, range.contains(number) else {
             throw SuiteValueProblem("'\(key)' must be a number between \(DecimalText.format(range.lowerBound)) and \(DecimalText.format(range.upperBound))")
         }
-        return number.doubleValue
+        return number
     }
 
-    package static func whole(_ value: Any, _ key: String, _ range: ClosedRange<Int>) throws(SuiteValueProblem) -> Int {
-        guard let number = value as? NSNumber, !isBoolean(value), number.doubleValue == number.doubleValue.rounded(),
-              range.contains(number.intValue) else {
+    package static func whole(_ value: JSONValue, _ key: String, _ range: ClosedRange<Int>) throws(SuiteValueProblem) -> Int {
+        guard let number = value.number, number == number.rounded(), number >= Double(range.lowerBound),
+              number <= Double(range.upperBound) else {
             throw SuiteValueProblem("'\(key)' takes whole numbers between \(range.lowerBound) and \(range.upperBound), got \(value)")
         }
-        return number.intValue
+        return Int(number)
     }
 
-    package static func flag(_ value: Any, _ key: String) throws(SuiteValueProblem) -> Bool {
-        guard isBoolean(value), let bool = value as? Bool else { throw SuiteValueProblem("'\(key)' must be true or false") }
+    package static func flag(_ value: JSONValue, _ key: String) throws(SuiteValueProblem) -> Bool {
+        guard let bool = value.bool else { throw SuiteValueProblem("'\(key)' must be true or false") }
         return bool
     }
 
-    package static func list(_ value: Any, _ key: String) throws(SuiteValueProblem) -> [Any] {
-        guard let array = value as? [Any], !array.isEmpty else { throw SuiteValueProblem("'\(key)' must be a non-empty list") }
+    package static func list(_ value: JSONValue, _ key: String) throws(SuiteValueProblem) -> [JSONValue] {
+        guard let array = value.array, !array.isEmpty else { throw SuiteValueProblem("'\(key)' must be a non-empty list") }
         return array
     }
 
-    /// JSON `true`/`false`: on Linux every NSNumber casts to Bool, so ask for its type.
-    package static func isBoolean(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return String(describing: type(of: number)).contains("Boolean") || String(cString: number.objCType) == "B"
+    /// A non-empty string.
+    package static func text(_ value: JSONValue) -> String? {
+        guard let text = value.string, !text.isEmpty else { return nil }
+        return text
     }
 }

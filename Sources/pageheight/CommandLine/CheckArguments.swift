@@ -50,7 +50,9 @@ struct MeasuringOverrides: Equatable, Sendable {
 }
 
 /// `pageheight check [options] [suite.json]` and `pageheight sweep [options] <page>...`,
-/// parsed from `[String]` (without the subcommand word; pure), then validated.
+/// parsed from `[String]` (without the subcommand word; pure), then validated. The options they
+/// share with other subcommands (`RunOption`) are in `run`, and read as their own.
+@dynamicMemberLookup
 struct CheckArguments: Equatable, Sendable {
     enum Command: Equatable, Sendable { case check, sweep }
 
@@ -58,13 +60,7 @@ struct CheckArguments: Equatable, Sendable {
     /// check: the suite file (default `suite.json`); sweep: the pages.
     var inputs: [String] = []
     var measuring = MeasuringOverrides()
-    var help = false
-    var verbose = false
-    var jobs: Int?
-    /// `--repeat N`: measure each case N times, each in a fresh view.
-    var repeatCount: Int?
-    /// `--template FILE` (or `default`).
-    var template: String?
+    var run = RunSettings()
     // check
     var update = false
     /// Failure statuses `--update` may record as a case's baseline (`--accept-status`).
@@ -76,8 +72,6 @@ struct CheckArguments: Equatable, Sendable {
     var grep: String?
     /// `--prune`: remove baseline entries whose page is no longer in the suite.
     var prune = false
-    /// `--progress`: progress on stderr every 10 s also when it is not a terminal; `--no-progress`: none.
-    var progress: Bool?
     // sweep
     var widths: [Int]?
     var fontSizes: [Int]?
@@ -85,6 +79,16 @@ struct CheckArguments: Equatable, Sendable {
     var format = SweepTable.Format.table
 
     init(command: Command) { self.command = command }
+
+    /// `-h` or `--help` was given (`SubcommandArguments`).
+    var help: Bool { run.help }
+
+    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
+        get { run[keyPath: keyPath] }
+        set { run[keyPath: keyPath] = newValue }
+    }
+
+    var runOptionCommand: RunOption.Command { command == .check ? .check : .sweep }
 
     static let defaultSuite = "suite.json"
 
@@ -97,12 +101,8 @@ struct CheckArguments: Equatable, Sendable {
             func only(_ wanted: Command) throws(UsageError) {
                 if command != wanted { throw UsageError("'\(given.name)' is an option of 'pageheight \(wanted == .check ? "check" : "sweep")'") }
             }
+            if try RunOption.read(&given, into: &result.run, for: result.runOptionCommand) { return }
             switch given.name {
-            case "-h", "--help": try given.flag(); result.help = true
-            case "-v", "--verbose": try given.flag(); result.verbose = true
-            case "-j", "--jobs": result.jobs = try given.integer()
-            case "--repeat": result.repeatCount = try given.integer()
-            case "--template": result.template = try given.value()
             case "--update": try only(.check); try given.flag(); result.update = true
             case "--accept-status":
                 try only(.check)
@@ -118,8 +118,6 @@ struct CheckArguments: Equatable, Sendable {
             case "--all": try only(.check); try given.flag(); result.all = true
             case "--grep": try only(.check); result.grep = try given.value()
             case "--prune": try only(.check); try given.flag(); result.prune = true
-            case "--progress": try only(.check); try given.flag(); result.progress = true
-            case "--no-progress": try only(.check); try given.flag(); result.progress = false
             case "--widths": try only(.sweep); result.widths = try given.list(example: "320,390", Int.init)
             case "--font-sizes": try only(.sweep); result.fontSizes = try given.list(example: "320,390", Int.init)
             case "--zooms":
@@ -137,8 +135,7 @@ struct CheckArguments: Equatable, Sendable {
     /// Checks ranges and combinations that parsing alone cannot.
     func validate() throws(UsageError) {
         if help { return }
-        if let jobs { try checkRange(jobs, "--jobs", 1...64) }
-        if let repeatCount { try checkRange(repeatCount, "--repeat", 1...100) }
+        try RunOption.validate(run, for: runOptionCommand)
         switch command {
         case .check:
             guard inputs.count <= 1 else { throw UsageError("'pageheight check' takes one suite file, got \(inputs.count)") }
@@ -170,8 +167,8 @@ struct CheckArguments: Equatable, Sendable {
         if measuring.contains("--width") { suite.widths = [measuring.parsed.width] }
         if measuring.contains("--font-size") { suite.fontSizes = [measuring.parsed.fontSize] }
         if measuring.contains("--zoom") { suite.zooms = [measuring.parsed.zoom] }
-        if let repeatCount { suite.repeatCount = repeatCount }
-        if let template {
+        if let repeatCount = run.repeatCount { suite.repeatCount = repeatCount }
+        if let template = run.template {
             let choice = RegressionSuite.TemplateChoice(template, relativeTo: FileManager.default.currentDirectoryPath)
             for index in suite.pages.indices { suite.pages[index].template = choice }
         }
@@ -207,16 +204,7 @@ struct CheckArguments: Equatable, Sendable {
           --junit <file>          Write JUnit XML: one testcase per case.
           --report <dir>          Write <dir>/index.html: failing cases with heights, timeline and snapshots.
           --all                   Put every case in the report, not only the failing ones.
-          --repeat <n>            Measure each case n times, each in a fresh view; report the spread and
-                                  flag runs that disagree. (default: the suite's "repeat", else 1)
-          --template <file>       Insert every page (an article fragment) into this reader template
-                                  ("default": the built-in one). (default: the suite's "template")
-          -j, --jobs <n>          Cases measured at once. (default: \(BatchRunner.defaultJobs) here)
-          --progress              Print progress on stderr every 10 s also when it is not a terminal
-                                  (on a terminal a live line is the default).
-          --no-progress           No progress on stderr.
-          -v, --verbose           Print every case's result and timestamped steps on stderr.
-          -h, --help              Print this help.
+        \(RunOption.helpLines(for: .check))
         \(HelpText.entry("<measuring>", "Override the suite's: "
             + MeasuringOption.overrideSwitches(for: .check).joined(separator: ", ") + ". See 'pageheight --help'."))
 
@@ -240,12 +228,7 @@ struct CheckArguments: Equatable, Sendable {
           --font-sizes <list>     Default font sizes in CSS px, e.g. 14,16,20. (default: 16)
           --zooms <list>          Page zooms, e.g. 1,1.5. (default: 1)
           --format <format>       table, csv or json. (default: table)
-          --template <file>       Insert the page (an article fragment) into this reader template
-                                  ("default": the built-in one).
-          --repeat <n>            Measure each combination n times, each in a fresh view. (default: 1)
-          -j, --jobs <n>          Combinations measured at once. (default: \(BatchRunner.defaultJobs) here)
-          -v, --verbose           Print timestamped steps on stderr.
-          -h, --help              Print this help.
+        \(RunOption.helpLines(for: .sweep))
         \(HelpText.entry("<measuring>", "As for one page: "
             + MeasuringOption.overrideSwitches(for: .sweep).joined(separator: ", ") + ". See 'pageheight --help'."))
 

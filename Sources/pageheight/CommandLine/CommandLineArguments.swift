@@ -3,7 +3,9 @@ import PageHeightBatch
 import PageHeightCore
 
 /// The command line of `pageheight [options] <page>...`, parsed from `[String]` (pure) and
-/// then validated; running it is the executable's job.
+/// then validated; running it is the executable's job. The options it shares with other
+/// subcommands (`RunOption`) are in `run`, and read as its own (`arguments.jobs`).
+@dynamicMemberLookup
 struct CommandLineArguments: Equatable, Sendable {
     /// `pageheight <page>...` measures pages; `pageheight batch <list>` measures a list.
     enum Command: Equatable, Sendable { case measure, batch }
@@ -11,24 +13,23 @@ struct CommandLineArguments: Equatable, Sendable {
     var command = Command.measure
     var options = MeasureOptions()
     var pages: [String] = []
-    var json = false
-    var verbose = false
+    var run = RunSettings()
     var snapshot: String?
-    /// `--template FILE` (or `default`): every page is an article fragment put into it.
-    var template: String?
-    var help = false
     var version = false
     // batch only
-    var jobs: Int?
     var out: String?
     var resume = false
     var retries = 0
     var shard: Shard?
-    var progress = true
-    /// `--progress`: a progress line also when stderr is not a terminal (every 10 s).
-    var forceProgress = false
 
     init() {}
+
+    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
+        get { run[keyPath: keyPath] }
+        set { run[keyPath: keyPath] = newValue }
+    }
+
+    var runOptionCommand: RunOption.Command { command == .batch ? .batch : .measure }
 
     /// Parses `arguments` (without the program name). Accepts `--name value` and `--name=value`;
     /// `--` ends the options.
@@ -42,19 +43,13 @@ struct CommandLineArguments: Equatable, Sendable {
         var named: Set<String> = []
         try ArgumentScanner.scan(arguments, operand: { result.pages.append($0) }) { given throws(UsageError) in
             named.insert(given.name)
+            if try RunOption.read(&given, into: &result.run, for: result.runOptionCommand) { return }
             switch given.name {
-            case "-h", "--help": try given.flag(); result.help = true
             case "--version": try given.flag(); result.version = true
-            case "--json": try given.flag(); result.json = true
-            case "-v", "--verbose": try given.flag(); result.verbose = true
             case "--snapshot": result.snapshot = try given.value()
-            case "--jobs", "-j": result.jobs = try given.integer()
             case "--out", "-o": result.out = try given.value()
             case "--resume": try given.flag(); result.resume = true
             case "--retries": result.retries = try given.integer()
-            case "--template": result.template = try given.value()
-            case "--no-progress": try given.flag(); result.progress = false
-            case "--progress": try given.flag(); result.forceProgress = true
             case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
             case "--shard":
                 result.shard = try given.value(Shard.init(parsing:), refusal: { "'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\($0)'" })
@@ -70,11 +65,11 @@ struct CommandLineArguments: Equatable, Sendable {
         return result
     }
 
-    private static let batchOptions: Set = ["--jobs", "-j", "--out", "-o", "--resume", "--retries", "--no-progress", "--progress", "--shard"]
+    private static let batchOptions: Set = ["--out", "-o", "--resume", "--retries", "--shard"]
 
     /// Checks ranges and combinations that parsing alone cannot.
     func validate() throws(UsageError) {
-        if help || version { return }
+        if run.help || version { return }
         if command == .batch {
             guard pages.count == 1 else {
                 throw UsageError(pages.isEmpty ? "missing list (a file of pages, a directory, or - for stdin)"
@@ -82,9 +77,9 @@ struct CommandLineArguments: Equatable, Sendable {
             }
             if resume && out == nil { throw UsageError("'--resume' needs '--out FILE' (the output to continue)") }
             if snapshot != nil { throw UsageError("'--snapshot' takes one page; it is not an option of 'pageheight batch'") }
-            if let jobs { try checkRange(jobs, "--jobs", 1...64) }
             try checkRange(retries, "--retries", 0...10)
         }
+        try RunOption.validate(run, for: runOptionCommand)
         guard !pages.isEmpty else { throw UsageError("missing page (a file, a URL, or - for stdin)") }
         try MeasuringOption.validate(options)
         for directory in options.fonts?.directories ?? [] { try FontChoice.checkDirectory(directory) }

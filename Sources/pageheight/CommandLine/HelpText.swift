@@ -35,13 +35,8 @@ enum HelpText {
           --font-dir <dir>        Also render with the fonts under this directory (a site's or an app's own).
                                   Repeatable.
           --snapshot <file.png>   Write a full-document PNG of the final state (one page only).
-          --template <file>       Every page (a file: an article fragment) goes into this reader template at
-                                  {{article}}; the template's links resolve beside it, the fragment's beside
-                                  the fragment ("default": the built-in one).
-          --json                  Print the full report as JSON.
-          -v, --verbose           Print timestamped steps on stderr.
           --version               Print the version.
-          -h, --help              Print this help.
+        \(RunOption.helpLines(for: .measure))
 
         BATCH:
           pageheight batch [options] <list>
@@ -49,14 +44,11 @@ enum HelpText {
                                   ignored; paths relative to the file), a directory (every .html under it),
                                   or - for stdin. Every option above applies. Output: JSON Lines, one report
                                   a page with its "index" in the list, written as soon as the page finishes.
-          -j, --jobs <n>          Pages measured at once, in one process. (default: \(BatchRunner.defaultJobs) here:
-                                  two per core, at most one per 400 MB of memory)
           -o, --out <file>        Write the JSON Lines to a file instead of stdout.
           --resume                Continue an --out file: skip the pages it holds, repair a cut-off last line.
           --retries <n>           Measure a page whose web process crashed again, n times. (default: 0)
           --shard <k>/<n>         Measure only slice k of n (from 1): a stable split by a hash of each entry.
-          --progress              Print progress on stderr every 10 s also when it is not a terminal.
-          --no-progress           No live progress line (there is none when stderr is not a terminal).
+        \(RunOption.helpLines(for: .batch))
 
         REGRESSION:
           pageheight check [options] [suite.json]   Compare heights with the suite's baseline; see

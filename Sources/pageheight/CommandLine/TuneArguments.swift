@@ -3,17 +3,16 @@ import PageHeightCore
 import PageHeightTuning
 
 /// `pageheight replay [options] <reports>...` and `pageheight tune [options] <reports>...`,
-/// parsed from `[String]` (without the subcommand word; pure), then validated.
+/// parsed from `[String]` (without the subcommand word; pure), then validated. The options they
+/// share with other subcommands (`RunOption`) are in `run`, and read as their own.
+@dynamicMemberLookup
 struct TuneArguments: Equatable, Sendable {
     enum Command: Equatable, Sendable { case replay, tune }
 
     var command: Command
     /// Report files (JSON Lines or one `--json` report; `-` for standard input).
     var inputs: [String] = []
-    var help = false
-    var json = false
-    /// The largest error, px, that still counts as right.
-    var tolerance = 5.0
+    var run = RunSettings()
     // replay
     /// nil: each report's own schedule.
     var schedule: GrowingDelaySchedule?
@@ -32,6 +31,16 @@ struct TuneArguments: Equatable, Sendable {
 
     init(command: Command) { self.command = command }
 
+    /// `-h` or `--help` was given (`SubcommandArguments`).
+    var help: Bool { run.help }
+
+    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
+        get { run[keyPath: keyPath] }
+        set { run[keyPath: keyPath] = newValue }
+    }
+
+    var runOptionCommand: RunOption.Command { command == .replay ? .replay : .tune }
+
     static func parse(_ arguments: [String], command: Command) throws(UsageError) -> TuneArguments {
         var result = TuneArguments(command: command)
         var replayed = MeasuringOverrides()
@@ -39,10 +48,8 @@ struct TuneArguments: Equatable, Sendable {
             func only(_ wanted: Command) throws(UsageError) {
                 if command != wanted { throw UsageError("'\(given.name)' is an option of 'pageheight \(wanted == .replay ? "replay" : "tune")'") }
             }
+            if try RunOption.read(&given, into: &result.run, for: result.runOptionCommand) { return }
             switch given.name {
-            case "-h", "--help": try given.flag(); result.help = true
-            case "--json": try given.flag(); result.json = true
-            case "--tolerance": result.tolerance = try given.number()
             case "--schedule", "--threshold", "--fit", "--no-fit": try only(.replay); _ = try replayed.read(&given)
             case "--candidate": try only(.tune); result.candidates.append(try given.sleeps())
             case "--thresholds": try only(.tune); result.thresholds = try given.list(example: "1,2,5", Double.init)
@@ -65,7 +72,7 @@ struct TuneArguments: Equatable, Sendable {
         if help { return }
         guard !inputs.isEmpty else { throw UsageError("missing reports (a JSON Lines file from 'pageheight batch', or a --json report)") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("standard input ('-') can be read only once") }
-        try checkRange(tolerance, "--tolerance", 0...100_000)
+        try RunOption.validate(run, for: runOptionCommand)
         if let threshold { try checkRange(threshold, "--threshold", MeasuringOption.thresholdRange) }
         guard command == .tune else { return }
         for threshold in thresholds { try checkRange(threshold, "--thresholds", MeasuringOption.thresholdRange) }
@@ -111,9 +118,7 @@ struct TuneArguments: Equatable, Sendable {
           --threshold <px>        Moves of this much or less are not taken. (default: each report's own)
           --fit / --no-fit        The app's fit mode; a report recorded in the other mode is unknown.
                                   (default: as recorded)
-          --tolerance <px>        The largest error that is still right. (default: 5)
-          --json                  Print JSON Lines, one object per page.
-          -h, --help              Print this help.
+        \(RunOption.helpLines(for: .replay))
 
         EXIT STATUS:
           0 the replay ran; 64 the command line or a report file is wrong.
@@ -149,11 +154,9 @@ struct TuneArguments: Equatable, Sendable {
           --first <list>          The family's first delays, s. (default: \(items(family.firstDelays, DecimalText.format)))
           --growth <list>         The family's growth factors. (default: \(items(family.growthFactors, DecimalText.format)))
           --last <list>           The family's last poll times, s. (default: \(items(family.lastPolls, DecimalText.format)))
-          --tolerance <px>        The largest error that is still right. (default: 5)
-          --json                  Print every candidate's score as JSON instead of the table.
           --report <file.html>    Write a self-contained HTML report: the Pareto chart, the front, and the
                                   pages the recommended and the default schedule get wrong, with timelines.
-          -h, --help              Print this help.
+        \(RunOption.helpLines(for: .tune))
 
         EXIT STATUS:
           0 the search ran; 64 the command line or a report file is wrong; 73 the HTML report could not
