@@ -237,14 +237,21 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// run killed before either is swept up by the next one.
     public static func exit(_ code: Int32) -> Never {
         GLibLog.exiting(with: code)
-        // Stopped first, all of them, then killed: a web process that saw the network process
-        // go first would print WebKit's "internal error" lines after the caller's last words.
-        // What WebKit's threads in this process print from here on is not ours to show either.
-        let processes = WebProcesses.descendants().filter { !$0.name.hasPrefix("Xvfb") }
-        for process in processes { kill(process.pid, SIGSTOP) }
-        for process in processes { kill(process.pid, SIGKILL) }
+        // What WebKit's threads in this process print from here on is not ours to show, nor what
+        // a process they start from now on prints: it inherits this standard error.
         let null = open("/dev/null", O_WRONLY)
         if null >= 0 { dup2(null, STDERR_FILENO) }
+        // Stopped first, all of them, then killed: a web process that saw the network process
+        // go first would print WebKit's "internal error" lines after the caller's last words.
+        // Again until none is left: one that WebKit started while the others were being killed
+        // still has the caller's standard error.
+        var killed = Set<Int32>()
+        for _ in 0..<4 {
+            let processes = WebProcesses.descendants().filter { !$0.name.hasPrefix("Xvfb") && !killed.contains($0.pid) }
+            if processes.isEmpty { break }
+            for process in processes { kill(process.pid, SIGSTOP) }
+            for process in processes { kill(process.pid, SIGKILL); killed.insert(process.pid) }
+        }
         PrivateDirectory.remove()
         _exit(code)
     }
