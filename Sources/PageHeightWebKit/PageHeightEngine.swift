@@ -235,12 +235,23 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// (`GLibLog`), not with a crash. A process that ends through `exit` or by returning from
     /// `main` need not call it: an `atexit` hook removes the files, and our processes follow us. A
     /// run killed before either is swept up by the next one.
+    /// The first caller decides the code: a signal's exit and the run's own (which may end at the
+    /// same moment, reading the processes being killed as crashed) do not race; a later caller
+    /// waits for the first to end the process.
     public static func exit(_ code: Int32) -> Never {
+        guard exitClaimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            while true { sleep(60) }
+        }
         GLibLog.exiting(with: code)
-        // What WebKit's threads in this process print from here on is not ours to show, nor what
-        // a process they start from now on prints: it inherits this standard error.
+        // What this process's threads print from here on is not ours to show (a run reading its
+        // killed web process as a crash), nor what a process they start from now on prints: it
+        // inherits these streams. The caller has said and flushed its last words.
+        fflush(nil)
         let null = open("/dev/null", O_WRONLY)
-        if null >= 0 { dup2(null, STDERR_FILENO) }
+        if null >= 0 {
+            dup2(null, STDOUT_FILENO)
+            dup2(null, STDERR_FILENO)
+        }
         // Stopped first, all of them, then killed: a web process that saw the network process
         // go first would print WebKit's "internal error" lines after the caller's last words.
         // Again until none is left: one that WebKit started while the others were being killed
@@ -255,6 +266,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         PrivateDirectory.remove()
         _exit(code)
     }
+
+    private static let exitClaimed = Atomic<Bool>(false)
 }
 
 /// The message for a lost display (`PageHeightEngine.onDisplayLost`).
