@@ -468,9 +468,19 @@ function installVirtualClock() {
   let nesting = 0;                 // nesting level of the timer callback running now (0: none)
   let armed = null;                // { handle, due } of the native timer, or null
   let posted = false;              // a task is queued for a timer already due
-  const channel = new MessageChannel();
-  const postTask = channel.port2.postMessage.bind(channel.port2, null);
-  channel.port1.onmessage = () => { posted = false; runDue(); };
+  // A task for a timer already due: a message this window posts to itself, taken before any
+  // listener of the page sees it. Not a MessageChannel's: WebKit carries those through the UI
+  // process, a round trip per timer that a loop of 4 ms ticks pays on every one.
+  const TASK_TAG = '__pageheightTimerTask';
+  const postTask = () => postTo(window, { [TASK_TAG]: true });
+  listen(window, 'message', (e) => {
+    let data, source;
+    try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
+    if (source !== window || !data || typeof data !== 'object' || data[TASK_TAG] !== true) return;
+    stop(e);
+    posted = false;
+    runDue();
+  }, true);
   function earliest() {
     let first = null;
     apply(mapForEach, virtualTimers, [(t) => {
