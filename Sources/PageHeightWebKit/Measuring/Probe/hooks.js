@@ -351,7 +351,9 @@ if (window.XMLHttpRequest) {
 // a busy browser, never early; a driver that jumps to `next` one timer at a time has each see its
 // own due time. A jump with `"run": true` (a run) does that here, without a round trip per timer:
 // the clock goes to the earliest due timer, the timer runs in its task, the clock goes to the
-// next one due by `to`, and so on, then to `to`; while it goes on `next` is due (not after `now`).
+// next one due by `to`, and so on, then to `to`; while it goes on `next` is due (not after `now`),
+// and the probe hears of it when it ends and when a tick sets or clears a one-shot timer, not
+// after every periodic tick.
 // The driver runs so only over this frame's periodic timers (a child frame's timers and a pending
 // one-shot timer each get a jump of their own).
 //
@@ -509,7 +511,10 @@ function installVirtualClock() {
   function runDue() {
     const t = earliest();
     if (!t || t.due > virtualNow()) {
-      if (runUntil !== null) continueRun();
+      if (runUntil !== null) {
+        continueRun();
+        if (runUntil === null) tell(null); // the run ended here: the probe learns its state
+      }
       return arm();
     }
     if (t.repeat === null) {
@@ -519,7 +524,7 @@ function installVirtualClock() {
       t.due = virtualNow() + (t.nesting > 5 ? mathMax(t.repeat, 4) : t.repeat);
       t.order = ++lastOrder;
     }
-    apply(mapDelete, timers, [t.id]);
+    const oneShot = apply(mapDelete, timers, [t.id]);
     arm(); // the next due timer gets a task of its own, whatever this one does
     const outerNesting = nesting, outerDelay = runningTimerDelay;
     nesting = t.nesting;
@@ -530,7 +535,9 @@ function installVirtualClock() {
       nesting = outerNesting;
       runningTimerDelay = outerDelay;
       if (runUntil !== null) continueRun();
-      tell('timer');
+      // In a run the probe learns the state at its end: a periodic tick in the middle changes no
+      // pending work (a one-shot timer it sets or clears tells).
+      if (runUntil === null || oneShot) tell('timer');
     }
   }
   // A run (a jump with `run`): the clock goes to each timer due by `runUntil` in turn, each
@@ -563,9 +570,10 @@ function installVirtualClock() {
                 args: args, delay: ms, repeat: repeating ? ms : null, nesting: level };
     apply(mapSet, virtualTimers, [id, t]);
     // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
-    if (!repeating && !(runningTimerDelay !== null && runningTimerDelay === ms)) apply(mapSet, timers, [id, t.due]);
+    const oneShot = !repeating && !(runningTimerDelay !== null && runningTimerDelay === ms);
+    if (oneShot) apply(mapSet, timers, [id, t.due]);
     if (!posted && !(armed && armed.due <= t.due)) arm(t);
-    tell(null);
+    if (runUntil === null || oneShot) tell(null);
     return id;
   }
   function clear(id) {
