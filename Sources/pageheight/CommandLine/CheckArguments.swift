@@ -52,8 +52,7 @@ struct MeasuringOverrides: Equatable, Sendable {
 /// `pageheight check [options] [suite.json]` and `pageheight sweep [options] <page>...`,
 /// parsed from `[String]` (without the subcommand word; pure), then validated. The options they
 /// share with other subcommands (`RunOption`) are in `run`, and read as their own.
-@dynamicMemberLookup
-struct CheckArguments: Equatable, Sendable {
+struct CheckArguments: RunOptionArguments, Equatable, Sendable {
     enum Command: Equatable, Sendable { case check, sweep }
 
     var command: Command
@@ -79,14 +78,6 @@ struct CheckArguments: Equatable, Sendable {
     var format = SweepTable.Format.table
 
     init(command: Command) { self.command = command }
-
-    /// `-h` or `--help` was given (`SubcommandArguments`).
-    var help: Bool { run.help }
-
-    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
-        get { run[keyPath: keyPath] }
-        set { run[keyPath: keyPath] = newValue }
-    }
 
     var runOptionCommand: RunOption.Command { command == .check ? .check : .sweep }
 

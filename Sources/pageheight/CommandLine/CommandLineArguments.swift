@@ -5,8 +5,7 @@ import PageHeightCore
 /// The command line of `pageheight [options] <page>...`, parsed from `[String]` (pure) and
 /// then validated; running it is the executable's job. The options it shares with other
 /// subcommands (`RunOption`) are in `run`, and read as its own (`arguments.jobs`).
-@dynamicMemberLookup
-struct CommandLineArguments: Equatable, Sendable {
+struct CommandLineArguments: RunOptionArguments, Equatable, Sendable {
     /// `pageheight <page>...` measures pages; `pageheight batch <list>` measures a list.
     enum Command: Equatable, Sendable { case measure, batch }
 
@@ -23,11 +22,6 @@ struct CommandLineArguments: Equatable, Sendable {
     var shard: Shard?
 
     init() {}
-
-    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
-        get { run[keyPath: keyPath] }
-        set { run[keyPath: keyPath] = newValue }
-    }
 
     var runOptionCommand: RunOption.Command { command == .batch ? .batch : .measure }
 

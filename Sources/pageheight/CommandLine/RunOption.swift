@@ -1,6 +1,25 @@
 import PageHeightBatch
 import PageHeightCore
 
+/// The arguments of a command that takes run options: they are kept in `run`, and read and set
+/// as the arguments' own (`arguments.jobs` is `arguments.run.jobs`).
+@dynamicMemberLookup
+protocol RunOptionArguments {
+    var run: RunSettings { get set }
+    /// Which command's run options these are (`RunOption.read`, `RunOption.validate`).
+    var runOptionCommand: RunOption.Command { get }
+}
+
+extension RunOptionArguments {
+    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
+        get { run[keyPath: keyPath] }
+        set { run[keyPath: keyPath] = newValue }
+    }
+
+    /// `-h` or `--help` was given.
+    var help: Bool { run.help }
+}
+
 /// How a subcommand runs, as its command line said: the options that are not measuring options
 /// (`MeasuringOption`) and that more than one subcommand takes, read into one place.
 struct RunSettings: Equatable, Sendable {

@@ -5,8 +5,7 @@ import PageHeightTuning
 /// `pageheight replay [options] <reports>...` and `pageheight tune [options] <reports>...`,
 /// parsed from `[String]` (without the subcommand word; pure), then validated. The options they
 /// share with other subcommands (`RunOption`) are in `run`, and read as their own.
-@dynamicMemberLookup
-struct TuneArguments: Equatable, Sendable {
+struct TuneArguments: RunOptionArguments, Equatable, Sendable {
     enum Command: Equatable, Sendable { case replay, tune }
 
     var command: Command
@@ -30,14 +29,6 @@ struct TuneArguments: Equatable, Sendable {
     static let defaultThresholds: [Double] = [0, 2, 5, 10, 20]
 
     init(command: Command) { self.command = command }
-
-    /// `-h` or `--help` was given (`SubcommandArguments`).
-    var help: Bool { run.help }
-
-    subscript<Value>(dynamicMember keyPath: WritableKeyPath<RunSettings, Value>) -> Value {
-        get { run[keyPath: keyPath] }
-        set { run[keyPath: keyPath] = newValue }
-    }
 
     var runOptionCommand: RunOption.Command { command == .replay ? .replay : .tune }
 
