@@ -471,18 +471,11 @@ function installVirtualClock() {
   let armed = null;                // { handle, due } of the native timer, or null
   let posted = false;              // a task is queued for a timer already due
   // A task for a timer already due: a message this window posts to itself, taken before any
-  // listener of the page sees it. Not a MessageChannel's: WebKit carries those through the UI
-  // process, a round trip per timer that a loop of 4 ms ticks pays on every one.
+  // listener of the page sees it (the clock's message listener, below). Not a MessageChannel's:
+  // WebKit carries those through the UI process, a round trip per timer that a loop of 4 ms
+  // ticks pays on every one.
   const TASK_TAG = '__pageheightTimerTask';
   const postTask = () => postTo(window, { [TASK_TAG]: true });
-  listen(window, 'message', (e) => {
-    let data, source;
-    try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
-    if (source !== window || !data || typeof data !== 'object' || data[TASK_TAG] !== true) return;
-    stop(e);
-    posted = false;
-    runDue();
-  }, true);
   function earliest() {
     let first = null;
     apply(mapForEach, virtualTimers, [(t) => {
@@ -642,7 +635,11 @@ function installVirtualClock() {
     let data, source;
     try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
     if (!data || typeof data !== 'object') return;
-    if (source === parentWindow && source !== window && typeof data[FRAME_TAG] === 'number') {
+    if (source === window && data[TASK_TAG] === true) {
+      stop(e);
+      posted = false;
+      runDue();
+    } else if (source === parentWindow && source !== window && typeof data[FRAME_TAG] === 'number') {
       stop(e);
       moveTo(data[FRAME_TAG]);
     } else if (data[FRAME_ASK] === true && source && source !== window) {
