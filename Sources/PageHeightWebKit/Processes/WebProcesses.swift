@@ -16,29 +16,30 @@ enum WebProcesses {
         let pids = tasks.flatMap { task in
             (read("/proc/self/task/\(task)/children") ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
         }
+        var buffer = ProcBuffer()
         return pids.filter { pid in
-            guard let (name, fields) = stat("/proc/\(pid)/stat") else { return false }
-            return name.hasPrefix("WebKitWebProces") && fields.first != "Z"
+            guard let entry = buffer.stat(pid) else { return false }
+            return entry.isWebProcess && entry.state != UInt8(ascii: "Z")
         }
     }
 
     /// Every live descendant of `root` (this process by default), with its name (`comm`, at most
     /// 15 bytes).
     static func descendants(of root: Int32 = getpid()) -> [(pid: Int32, name: Substring)] {
-        var parents: [Int32: Int32] = [:]
-        var names: [Int32: Substring] = [:]
+        // Every process's parent first, from bytes (the watchdog walks /proc four times a
+        // second); names only for the descendants found.
+        var buffer = ProcBuffer()
+        var children: [Int32: [Int32]] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let (name, fields) = stat("/proc/\(entry)/stat"),
-                  fields.count > 1, fields[0] != "Z", let parent = Int32(fields[1]) else { continue }
-            parents[pid] = parent
-            names[pid] = name
+            guard let pid = Int32(entry), let stat = buffer.stat(pid), stat.state != UInt8(ascii: "Z") else { continue }
+            children[stat.parent, default: []].append(pid)
         }
         var result: [(pid: Int32, name: Substring)] = []
         var frontier = [root]
         while let next = frontier.popLast() {
-            for (child, parent) in parents where parent == next {
+            for child in children[next] ?? [] {
                 frontier.append(child)
-                result.append((child, names[child] ?? ""))
+                result.append((child, stat("/proc/\(child)/stat")?.name ?? ""))
             }
         }
         return result
@@ -48,8 +49,9 @@ enum WebProcesses {
 extension WebProcesses {
     /// Whether `pid` is still a running web process (not gone, not a zombie, not reused).
     static func isRunning(_ pid: Int32) -> Bool {
-        guard let (name, fields) = stat("/proc/\(pid)/stat") else { return false }
-        return name.hasPrefix("WebKitWebProces") && fields.first != "Z" && fields.first != "X"
+        var buffer = ProcBuffer()
+        guard let stat = buffer.stat(pid) else { return false }
+        return stat.isWebProcess && stat.state != UInt8(ascii: "Z") && stat.state != UInt8(ascii: "X")
     }
 
     /// The private memory (`RssAnon`, bytes) of the largest of this process's web processes, or
@@ -58,12 +60,13 @@ extension WebProcesses {
         ofThisProcess().compactMap(privateMemory).max()
     }
 
-    /// A process's resident anonymous memory in bytes (`RssAnon` in /proc/PID/status).
+    /// A process's resident anonymous memory in bytes (`RssAnon` in /proc/PID/status), read
+    /// from /proc/PID/statm, which the kernel writes for a fraction of the cost: resident pages
+    /// less the shared ones (file and shared memory) are the anonymous ones.
     static func privateMemory(_ pid: Int32) -> Int? {
-        guard let status = read("/proc/\(pid)/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
-        return kilobytes * 1024
+        var buffer = ProcBuffer()
+        guard let fields = buffer.numbers("/proc/\(pid)/statm", count: 3), fields[1] >= fields[2] else { return nil }
+        return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// A process's or thread's `stat` file (/proc/PID/stat, /proc/PID/task/TID/stat): its name
@@ -87,6 +90,65 @@ extension WebProcesses {
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return count == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
             bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+}
+
+/// One read of a small /proc file into a buffer kept across reads, parsed from its bytes: the
+/// watchdog reads every process's `stat` four times a second.
+struct ProcBuffer {
+    private var bytes = [UInt8](repeating: 0, count: 4096)
+
+    /// What `/proc/PID/stat` tells: whether the process is a web process (its `comm`), its state
+    /// and its parent.
+    mutating func stat(_ pid: Int32) -> (isWebProcess: Bool, state: UInt8, parent: Int32)? {
+        let count = read("/proc/\(pid)/stat")
+        guard count > 0 else { return nil }
+        return bytes.withUnsafeBufferPointer { text -> (Bool, UInt8, Int32)? in
+            let text = UnsafeBufferPointer(rebasing: text[..<count])
+            guard let open = text.firstIndex(of: UInt8(ascii: "(")), let close = text.lastIndex(of: UInt8(ascii: ")")),
+                  close + 4 < count else { return nil }
+            let name = Array("WebKitWebProces".utf8)
+            let isWeb = close - open - 1 >= name.count && text[(open + 1)..<(open + 1 + name.count)].elementsEqual(name)
+            // ") S 1234 ..."
+            var parent: Int32 = 0
+            var index = close + 4
+            while index < count, text[index] >= UInt8(ascii: "0"), text[index] <= UInt8(ascii: "9") {
+                parent = parent &* 10 &+ Int32(text[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            return (isWeb, text[close + 2], parent)
+        }
+    }
+
+    /// The first `count` numbers of a file of numbers separated by spaces (`statm`).
+    mutating func numbers(_ path: String, count wanted: Int) -> [Int]? {
+        let count = read(path)
+        guard count > 0 else { return nil }
+        var numbers: [Int] = []
+        var current: Int?
+        for byte in bytes[..<count] {
+            if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                current = (current ?? 0) &* 10 &+ Int(byte - UInt8(ascii: "0"))
+            } else if let number = current {
+                numbers.append(number)
+                current = nil
+                if numbers.count == wanted { return numbers }
+            }
+        }
+        if let current { numbers.append(current) }
+        return numbers.count >= wanted ? Array(numbers.prefix(wanted)) : nil
+    }
+
+    /// Reads the file's first bytes (as many as the buffer holds); the count, or -1.
+    private mutating func read(_ path: String) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        defer { close(fd) }
+        while true {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            return count
         }
     }
 }
