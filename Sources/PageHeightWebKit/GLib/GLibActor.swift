@@ -103,25 +103,60 @@ enum GLibClock {
     /// Seconds on the monotonic clock.
     static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
 
-    /// Waits `seconds`; returns early, without throwing, when the task is cancelled. A GLib
-    /// timeout wakes the loop in whole milliseconds, rounded up, so it is late. `precise`
-    /// wakes it to the microsecond through a timerfd instead (`ph_timeout_add_precise`), for the
-    /// settle check, whose lateness is pageheight's overhead; not for every wait, as an fd per
-    /// timer costs throughput.
+    /// Waits `seconds`; returns early, without throwing, when the task is cancelled, and then
+    /// removes its source: every source of the context is looked at on each turn of the loop, so
+    /// waits that lost a race (a timeout, a deadline an event beat) must not linger until their
+    /// time. A GLib timeout wakes the loop in whole milliseconds, rounded up, so it is late.
+    /// `precise` wakes it to the microsecond through a timerfd instead (`ph_timeout_add_precise`),
+    /// for the settle check, whose lateness is pageheight's overhead; not for every wait, as an fd
+    /// per timer costs throughput.
     @GLibActor
     static func sleep(_ seconds: Double, precise: Bool = false) async {
         guard !Task.isCancelled else { return }
-        // A cancelled wait leaves its source to fire as planned, into a bridge already resumed.
-        await CallbackBridge<Void>.await(cancelled: ()) { context in
+        let timer = Timer()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                timer.start(seconds, precise: precise, continuation)
+            }
+        } onCancel: {
+            Task { @GLibActor in timer.cancel() }
+        }
+    }
+
+    /// One wait's source and its waiting task, on the GLib thread only.
+    @GLibActor
+    private final class Timer {
+        private var continuation: CheckedContinuation<Void, Never>?
+        private var source: guint = 0
+        private var cancelled = false
+
+        func start(_ seconds: Double, precise: Bool, _ continuation: CheckedContinuation<Void, Never>) {
+            guard !cancelled else { return continuation.resume() }
+            self.continuation = continuation
+            let context = Unmanaged.passRetained(self).toOpaque()
             let fire: GSourceFunc = { data in
-                CallbackBridge<Void>.resume(data, with: ())
+                GLibActor.assumeIsolated { Unmanaged<Timer>.fromOpaque(data!).takeUnretainedValue().fired() }
                 return 0 // G_SOURCE_REMOVE
             }
-            if precise {
-                ph_timeout_add_precise(gint64(max(0, (seconds * 1_000_000).rounded())), fire, context, nil)
-            } else {
-                g_timeout_add_full(G_PRIORITY_DEFAULT, guint(max(0, (seconds * 1000).rounded())), fire, context, nil)
+            let release: GDestroyNotify = { data in Unmanaged<Timer>.fromOpaque(data!).release() }
+            source = precise
+                ? ph_timeout_add_precise(gint64(max(0, (seconds * 1_000_000).rounded())), fire, context, release)
+                : g_timeout_add_full(G_PRIORITY_DEFAULT, guint(max(0, (seconds * 1000).rounded())), fire, context, release)
+        }
+
+        private func fired() {
+            source = 0
+            continuation.take()?.resume()
+        }
+
+        /// Ends the wait now; its source, not yet fired (this runs on the loop's thread), goes.
+        func cancel() {
+            cancelled = true
+            if source != 0 {
+                g_source_remove(source)
+                source = 0
             }
+            continuation.take()?.resume()
         }
     }
 }
@@ -140,10 +175,13 @@ func firstOf<T: Sendable>(within seconds: Double, fallback: T, _ operation: @esc
     }
     return await withCheckedContinuation { continuation in
         answer.withLock { $0 = continuation }
-        Task { @GLibActor in resume(await operation()) }
-        Task { @GLibActor in
+        let timeout = Task { @GLibActor in
             await GLibClock.sleep(seconds)
             resume(fallback)
+        }
+        Task { @GLibActor in
+            resume(await operation())
+            timeout.cancel() // its source goes now, not in `seconds`
         }
     }
 }

@@ -52,6 +52,7 @@ final class PageView {
         func post(_ event: ViewEvent) {
             if let waiter {
                 self.waiter = nil
+                deadlineTimer.take()?.cancel()
                 waiter.resume(returning: event)
             } else {
                 queue.append(event)
@@ -85,7 +86,7 @@ final class PageView {
                 await withCheckedContinuation { continuation in
                     waiter = continuation
                     if let deadline {
-                        Task { @GLibActor in
+                        deadlineTimer = Task { @GLibActor in
                             await GLibClock.sleep(max(0, deadline - GLibClock.now), precise: precise)
                             self.expire(wait)
                         }
@@ -96,9 +97,13 @@ final class PageView {
             }
         }
 
+        /// The wait for the current deadline, ended (its source removed) when an event comes first.
+        private var deadlineTimer: Task<Void, Never>?
+
         private func expire(_ wait: Int) {
             guard wait == waits, let waiter else { return }
             self.waiter = nil
+            deadlineTimer = nil
             waiter.resume(returning: nil)
         }
     }
