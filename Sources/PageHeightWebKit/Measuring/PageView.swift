@@ -103,7 +103,7 @@ final class PageView {
         private func expire(_ wait: Int) {
             guard wait == waits, let waiter else { return }
             self.waiter = nil
-            deadlineTimer = nil
+            deadlineTimer.take()?.cancel() // when the wait itself was cancelled
             waiter.resume(returning: nil)
         }
     }

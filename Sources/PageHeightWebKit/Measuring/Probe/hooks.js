@@ -390,7 +390,13 @@ function installVirtualClock() {
   const currentTime = animation ? describe(animation, 'currentTime') : null;
   const computedTiming = window.AnimationEffect ? AnimationEffect.prototype.getComputedTiming : null;
   const virtualNow = () => now() + offset;
-  const virtualEpoch = () => mathFloor(apply(nativeDateNow, NativeDate, []) + offset);
+  // The date is read off the same clock as the timers: the wall clock's reading against this
+  // frame's monotonic clock, taken once, then the monotonic clock. Read off the wall clock each
+  // time, a date taken before a timer and one taken in it could be less apart than the timer's
+  // delay (the two clocks drift apart, each is rounded its own way), and a page that checks how
+  // long its timer took decided differently from run to run.
+  const dateOrigin = apply(nativeDateNow, NativeDate, []) - now();
+  const virtualEpoch = () => mathFloor(dateOrigin + virtualNow());
 
   // --- Date and performance.now ---
   // Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
