@@ -471,9 +471,13 @@ int ph_prioritize_thread(int nice) {
 }
 
 static const char *const in_flight_key = "ph-requests-in-flight";
+// Which page a request belongs to: the view's page number when it started (on the resource),
+// against the view's page number now (on the view). A request of an earlier page that ends late,
+// or never (its web process was terminated), does not count for the page after it.
+static const char *const page_key = "ph-requests-page";
 
 static void request_finished(WebKitWebResource *resource, gpointer view) {
-    (void)resource;
+    if (g_object_get_data(G_OBJECT(resource), page_key) != g_object_get_data(G_OBJECT(view), page_key)) return;
     gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count > 0 ? count - 1 : 0));
 }
@@ -481,7 +485,7 @@ static void request_finished(WebKitWebResource *resource, gpointer view) {
 static const char *const failed_key = "ph-failed-resources";
 static const char *const failed_total_key = "ph-failed-resources-total";
 
-// The view's failed subresources since the last ph_clear_failed_resources: URI and reason
+// The view's failed subresources since the last ph_forget_resources: URI and reason
 // alternating, at most PH_FAILED_RESOURCES_KEPT pairs (the total counts them all).
 static GPtrArray *failed_resources(WebKitWebView *view) {
     GPtrArray *list = g_object_get_data(G_OBJECT(view), failed_key);
@@ -507,8 +511,10 @@ static void note_failed(WebKitWebView *view, const char *uri, char *reason) {
 }
 
 static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resource, char *reason) {
-    // The page itself failing is its load-error, not a subresource's.
-    if (resource == webkit_web_view_get_main_resource(view)) {
+    // The page itself failing is its load-error, not a subresource's; an earlier page's request
+    // failing late is not this page's.
+    if (resource == webkit_web_view_get_main_resource(view)
+        || g_object_get_data(G_OBJECT(resource), page_key) != g_object_get_data(G_OBJECT(view), page_key)) {
         g_free(reason);
         return;
     }
@@ -558,6 +564,7 @@ static void request_finished_with_status(WebKitWebResource *resource, gpointer v
 
 static void request_started(WebKitWebView *view, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {
     (void)request; (void)data;
+    g_object_set_data(G_OBJECT(resource), page_key, g_object_get_data(G_OBJECT(view), page_key));
     gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count + 1));
     // Disconnected when the view goes first: "finished" comes after "failed" too.
@@ -566,7 +573,10 @@ static void request_started(WebKitWebView *view, WebKitWebResource *resource, We
     g_signal_connect_object(resource, "failed", G_CALLBACK(request_failed), view, 0);
 }
 
-void ph_clear_failed_resources(WebKitWebView *view) {
+void ph_forget_resources(WebKitWebView *view) {
+    gint page = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), page_key));
+    g_object_set_data(G_OBJECT(view), page_key, GINT_TO_POINTER(page + 1));
+    g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(0));
     g_object_set_data(G_OBJECT(view), failed_key, NULL);
     g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(0));
 }

@@ -45,14 +45,17 @@ int ph_requests_in_flight(WebKitWebView *view);
 
 // Why: a subresource's "failed" signal and its HTTP status are only reachable through the
 // per-request objects that ph_track_requests connects to; keeps the view's failed subresources
-// (URI and reason, the first PH_FAILED_RESOURCES_KEPT) since the last clear, and their total.
+// (URI and reason, the first PH_FAILED_RESOURCES_KEPT) since the last forget, and their total.
+// ph_forget_resources starts a page: the failures and the requests in flight of the pages before
+// it no longer count, including requests whose "finished" comes late or never (a terminated web
+// process ends its requests without one).
 #define PH_FAILED_RESOURCES_KEPT 50
 // A page controls its URIs and so the errors that name them: each is kept to its first bytes
 // (a cut inside a UTF-8 sequence is repaired when Swift reads it).
 #define PH_FAILED_TEXT_KEPT 2048
-void ph_clear_failed_resources(WebKitWebView *view);
+void ph_forget_resources(WebKitWebView *view);
 int ph_failed_resources_total(WebKitWebView *view);
-// Borrowed strings, valid until the next clear or the next page; 0 past the end.
+// Borrowed strings, valid until the next forget; 0 past the end.
 int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const char **reason);
 
 // Why: g_signal_connect is a macro, and a download's destination is refused in its own signal.

@@ -626,7 +626,7 @@ final class PageView {
     /// Loads `source`; an http(s) page's own request carries `headers` (`--request-header`).
     func load(_ source: PageSource, headers: [PageRequests.Header] = []) {
         renewed = false
-        ph_clear_failed_resources(view)
+        ph_forget_resources(view)
         if let historyBase { webkit_web_view_restore_session_state(view, historyBase) }
         noteWebProcess { start(source, headers: headers) }
     }
