@@ -126,6 +126,7 @@ public struct MeasurementSession: Sendable {
         if pending.images > 0 { return "\(pending.images) image\(pending.images == 1 ? "" : "s") loading" }
         if pending.fonts { return "fonts loading" }
         if pending.requests > 0 { return "\(pending.requests) fetch/XHR request\(pending.requests == 1 ? "" : "s") of the page" }
+        if pending.workers > 0 { return "\(pending.workers) worker\(pending.workers == 1 ? "" : "s") running (a worker's clock is real)" }
         return nil
     }
 

@@ -20,15 +20,20 @@ public struct PendingWork: Codable, Sendable, Equatable {
     /// something the virtual clock must not jump over, not work the settle rule waits for (a
     /// frame that never finishes does not hold the verdict); not in the report's `pendingAtEnd`.
     public var frames: Int = 0
+    /// Dedicated workers running, in any frame: a worker's clock is real, so the virtual clock
+    /// must not jump while one runs; like `frames`, not work the settle rule waits for (a worker
+    /// may run for ever) and not in the report's `pendingAtEnd`.
+    public var workers: Int = 0
 
     public static let none = PendingWork()
 
     private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, timers, animations }
 
     public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
-                timers: [Double] = [], animations: Int = 0, network: Int = 0, frames: Int = 0) {
+                timers: [Double] = [], animations: Int = 0, network: Int = 0, frames: Int = 0, workers: Int = 0) {
         (self.document, self.images, self.fonts, self.requests, self.timers, self.animations, self.network, self.frames)
             = (document, images, fonts, requests, timers, animations, network, frames)
+        self.workers = workers
     }
 
     /// The work that still counts: timers due after `deadline` never will.

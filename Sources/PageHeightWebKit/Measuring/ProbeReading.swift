@@ -10,6 +10,8 @@ struct ProbeReading: Decodable, Sendable {
         var requests: Int
         /// Child frames (at any depth) whose document has not finished loading.
         var frames: Int?
+        /// Dedicated workers running, in any frame.
+        var workers: Int?
         /// Seconds from the moment of the reading.
         var timers: [Double]
         var animations: Int
@@ -66,7 +68,8 @@ struct ProbeReading: Decodable, Sendable {
         guard let pending else { return nil }
         return PendingWork(document: pending.document, images: pending.images, fonts: pending.fonts,
                            requests: pending.requests, timers: pending.timers.map { t + $0 },
-                           animations: pending.animations, network: network, frames: pending.frames ?? 0)
+                           animations: pending.animations, network: network, frames: pending.frames ?? 0,
+                           workers: pending.workers ?? 0)
     }
 }
 

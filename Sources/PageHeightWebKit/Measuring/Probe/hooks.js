@@ -111,6 +111,7 @@ function replace(target, name, value) {
 const timers = new NativeMap();    // id -> due (performance.now() ms, plus the clock's offset)
 let runningTimerDelay = null;      // delay of the timer callback that is running now
 let requests = 0;
+let workers = 0;                   // dedicated workers started and not ended (see "workers")
 let queued = false;
 let causes = [];
 // The virtual clock's jumps so far (ms), its earliest due timer (virtual ms, or null), and the
@@ -136,7 +137,7 @@ let framesWaiting = () => 0;
 const FRAME_STATE = '__pageheightFrameState';
 const children = new NativeMap();  // a child's window -> its last state (epoch ms)
 function state(cause) {
-  const s = { timers: mapValues(timers), requests: requests, frames: 0, opened: 0, cause: cause };
+  const s = { timers: mapValues(timers), requests: requests, workers: workers, frames: 0, opened: 0, cause: cause };
   let next = VIRTUAL_CLOCK ? nextDue() : null;
   let childNext = null;
   const gone = [];
@@ -146,6 +147,7 @@ function state(cause) {
     if (closed) { push(gone, source); return; }
     for (let i = 0; i < child.timers.length; i++) push(s.timers, child.timers[i] - origin);
     s.requests += child.requests;
+    s.workers += child.workers;
     s.frames += child.frames + (child.loading ? 1 : 0);
     s.opened += child.opened;
     if (child.next !== null && (next === null || child.next - origin < next)) next = child.next - origin;
@@ -160,7 +162,8 @@ function encode(s) {
   const number = (x) => finite(x) ? '' + x : 'null';
   let timerList = '';
   for (let i = 0; i < s.timers.length; i++) timerList += (i ? ',' : '') + number(s.timers[i]);
-  let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"frames":' + number(s.frames)
+  let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"workers":' + number(s.workers)
+    + ',"frames":' + number(s.frames)
     + ',"opened":' + number(s.opened)
     + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null');
   if (VIRTUAL_CLOCK) {
@@ -178,7 +181,7 @@ function tellParent(s) {
   let loading = false;
   try { loading = apply(readyState, document, []) !== 'complete'; } catch (e) {}
   const opened = loading && scriptOpened ? 1 : 0;
-  const message = { timers: epoch, requests: s.requests, frames: s.frames, opened: s.opened + opened, loading: loading && !opened,
+  const message = { timers: epoch, requests: s.requests, workers: s.workers, frames: s.frames, opened: s.opened + opened, loading: loading && !opened,
                     next: s.next === null || s.next === undefined ? null : s.next + origin, cause: s.cause };
   postTo(parentWindow, { [FRAME_STATE]: message });
 }
@@ -210,7 +213,8 @@ listen(window, 'message', (e) => {
   const count = (x) => finite(x) ? mathMax(0, mathMin(x, 1000)) : 0;
   const due = [];
   if (isArray(m.timers)) for (let i = 0; i < m.timers.length && due.length < 1000; i++) if (finite(m.timers[i])) push(due, m.timers[i]);
-  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), frames: count(m.frames), opened: count(m.opened),
+  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), workers: count(m.workers), frames: count(m.frames),
+                                     opened: count(m.opened),
                                      loading: m.loading === true,
                                      next: finite(m.next) ? m.next : null }]);
   tell(typeof m.cause === 'string' ? m.cause : null);
@@ -241,7 +245,7 @@ let scriptOpened = false;
 if (isChild) {
   listen(window, 'load', () => tell(null));
   listen(window, 'pagehide', () => {
-    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, frames: 0, opened: 0, loading: false, next: null } });
+    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, loading: false, next: null } });
   });
   tell(null);
 } else if (!VIRTUAL_CLOCK) {
@@ -313,6 +317,49 @@ if (window.XMLHttpRequest) {
     try { listen(this, 'loadend', done, { once: true }); } catch (e) { done(); }
     try { return apply(nativeSend, this, arrayOf(arguments, 0)); } catch (e) { done(); throw e; }
   } }.send, nativeSend));
+}
+// --- workers -------------------------------------------------------------------------------
+// A dedicated worker runs on a clock of its own, the real one (no user script runs in a worker),
+// and what it posts can change the page at any moment: while one is running, the virtual clock
+// does not jump (its time passes at real speed, as on the phone). Not pending work: a worker
+// that never posts does not hold the verdict. A worker counts from its construction until
+// `terminate()` or its script fails to load (an `error` event that is not a script error of a
+// running worker, an `ErrorEvent`); one that closes itself counts until the page ends.
+if (typeof window.Worker === 'function') {
+  const NativeWorker = window.Worker;
+  const NativeErrorEvent = window.ErrorEvent;
+  const nativeTerminate = NativeWorker.prototype.terminate;
+  const ends = new NativeWeakMap(); // a running worker -> what ends its count
+  const VirtualWorker = function Worker() {
+    // Called without `new`: the engine's own TypeError.
+    if (new.target === undefined) return apply(NativeWorker, this, arrayOf(arguments, 0));
+    const worker = construct(NativeWorker, arrayOf(arguments, 0), new.target);
+    let running = true;
+    const end = () => { if (running) { running = false; workers--; tell('worker'); } };
+    apply(weakSet, ends, [worker, end]);
+    listen(worker, 'error', (e) => { if (!(NativeErrorEvent && e instanceof NativeErrorEvent)) end(); });
+    workers++;
+    tell(null);
+    return worker;
+  };
+  const keys = Reflect.ownKeys(NativeWorker);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key === 'prototype' || key === 'length' || key === 'name') continue;
+    defineProperty(VirtualWorker, key, describe(NativeWorker, key));
+  }
+  defineProperty(VirtualWorker, 'length', { value: NativeWorker.length, configurable: true });
+  defineProperty(VirtualWorker, 'prototype', { value: NativeWorker.prototype, writable: false });
+  Object.setPrototypeOf(VirtualWorker, Object.getPrototypeOf(NativeWorker)); // EventTarget, as the engine's
+  defineProperty(NativeWorker.prototype, 'constructor', { value: VirtualWorker, writable: true, enumerable: false, configurable: true });
+  replace(window, 'Worker', disguise(VirtualWorker, NativeWorker));
+  if (typeof nativeTerminate === 'function') {
+    replace(NativeWorker.prototype, 'terminate', disguise({ terminate() {
+      const end = apply(weakGet, ends, [this]);
+      if (end) end();
+      return apply(nativeTerminate, this, arrayOf(arguments, 0));
+    } }.terminate, nativeTerminate));
+  }
 }
 
 // --- the virtual clock ---------------------------------------------------------------------

@@ -62,7 +62,8 @@ function value() {
 // hooks in the page's world last told them.
 // `animationFrames`: the top frame's animation frame callbacks waiting for a frame (virtual clock).
 // `opened`: child frames whose document a script opened and has not closed (see hooks.js).
-let hooked = { timers: [], requests: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0 };
+// `workers`: dedicated workers running, in any frame (see hooks.js).
+let hooked = { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0 };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
@@ -70,6 +71,7 @@ window.addEventListener(STATE_EVENT, (e) => {
   const finite = (x) => typeof x === 'number' && isFinite(x);
   hooked = { timers: state.timers.filter(finite).sort((a, b) => a - b).slice(0, 1000),
              requests: Math.max(0, Math.min(state.requests, 1000)),
+             workers: finite(state.workers) ? Math.max(0, Math.min(state.workers, 1000)) : 0,
              frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
              opened: finite(state.opened) ? Math.max(0, Math.min(state.opened, 1000)) : 0,
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
@@ -156,13 +158,14 @@ function pending() {
     images: images,
     fonts: fontsLoading(),
     requests: hooked.requests,
+    workers: hooked.workers,
     frames: hooked.frames,
     timers: due,
     animations: animations,
   };
 }
 function pendingKey(p) {
-  return [p.document, p.images, p.fonts, p.requests, p.frames, p.timers.length, p.animations].join();
+  return [p.document, p.images, p.fonts, p.requests, p.workers, p.frames, p.timers.length, p.animations].join();
 }
 
 // --- reporting ---------------------------------------------------------------------------
