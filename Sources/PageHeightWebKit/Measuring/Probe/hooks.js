@@ -390,9 +390,10 @@ if (typeof window.Worker === 'function') {
 // A jump: the probe dispatches CLOCK_EVENT on `window` with detail `{"to": virtual ms}` (DOM
 // events reach every world), and `"frame": true` for a frame after it. The listener, registered
 // before any script of the page, moves the clock forward (never back), moves every running
-// animation with a finite end forward by the same amount (CSS transitions and animations, Web
-// Animations: seeking them gives the state they would have reached, so nothing waits for them in
-// real time; infinite and reversed ones run on as they were), re-arms the native timer, runs the
+// animation by the same amount times its rate (CSS transitions and animations, Web Animations,
+// infinite ones too: seeking them gives the state they would have reached, so nothing waits for
+// them in real time, and an infinite one that changes the height reads at a poll as it would in
+// real time; forward to its end at most, backward to its start), re-arms the native timer, runs the
 // frame, and tells the probe the new state at once, before the probe's dispatch returns. Timers
 // that became due run in the tasks that follow, each seeing the jumped time, as timers run late in
 // a busy browser, never early; a driver that jumps to `next` one timer at a time has each see its
@@ -642,13 +643,15 @@ function installVirtualClock() {
     for (let i = 0; i < list.length; i++) {
       const a = list[i];
       try {
-        if (read(playState, a, 'playState') !== 'running' || !(read(playbackRate, a, 'playbackRate') > 0)) continue;
+        const rate = read(playbackRate, a, 'playbackRate');
+        if (read(playState, a, 'playState') !== 'running' || !(rate > 0 || rate < 0)) continue;
         const at = currentTime ? apply(currentTime.get, a, []) : a.currentTime;
         const e = read(effect, a, 'effect');
         if (at === null || !e || !computedTiming) continue;
         const end = apply(computedTiming, e, []).endTime;
-        if (!isFiniteNumber(end)) continue;
-        const to = mathMin(NativeNumber(at) + delta * read(playbackRate, a, 'playbackRate'), end);
+        // Forward to its end at most (none for an infinite one), backward to its start.
+        const moved = NativeNumber(at) + delta * rate;
+        const to = rate > 0 ? (isFiniteNumber(end) ? mathMin(moved, end) : moved) : mathMax(moved, 0);
         if (currentTime) apply(currentTime.set, a, [to]); else a.currentTime = to;
       } catch (e) {}
     }
