@@ -182,10 +182,10 @@ public final class PageHeightEngine: @unchecked Sendable {
                                 upcoming: PageSource?, log: @escaping @Sendable (String) -> Void,
                                 verdictReached: (@Sendable () -> Void)?, pools: EnginePools) async -> PageReport {
         let pool: ViewPool
-        let boundary: OpaquePointer
+        let boundary: Boundary
         do {
             pool = try await pools.pool(for: options)
-            boundary = try await BoundaryFilters.filter(for: page, options: options)
+            boundary = try await BoundaryFilters.filters(for: page, options: options)
             if !options.offline {
                 // What the user names is theirs to reach: the hosts they allow, the page's own.
                 let gate = try ConnectionGate.shared()
@@ -199,7 +199,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         let view = await pool.checkout(options, boundary: boundary, fresh: freshView)
         if let upcoming {
             Task { @GLibActor in
-                guard let next = try? await BoundaryFilters.filter(for: upcoming, options: options) else { return }
+                guard let next = try? await BoundaryFilters.filters(for: upcoming, options: options) else { return }
                 pool.prepare(next, options: options)
             }
         }

@@ -62,7 +62,7 @@ import Testing
     /// The content filter's rules catch loopback and private URLs with user information, and
     /// `localhost` with a trailing dot or as a parent domain, as WebKit canonicalises them.
     @Test func theFilterCatchesUserInformationAndEveryLocalhost() throws {
-        let rules = SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [])
+        let rules = SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: []).network
         let data = try #require(rules.data(using: .utf8))
         let list = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: [String: String]]])
         let blocks = list.filter { $0["action"]?["type"] == "block" }.compactMap { $0["trigger"]?["url-filter"] }
@@ -105,20 +105,24 @@ import Testing
     /// another text, and keep the rest of the directory readable; a directory too large to walk
     /// leaves only the files directly in it.
     @Test func theFilterBlocksLinksOutAndTheirSpellings() throws {
-        func decide(_ rules: String) throws -> (String) -> Bool {
-            let list = try #require(try JSONSerialization.jsonObject(with: Data(rules.utf8)) as? [[String: [String: String]]])
-            let steps = try list.map { rule in
-                (try NSRegularExpression(pattern: try #require(rule["trigger"]?["url-filter"]), options: .caseInsensitive),
-                 rule["action"]?["type"] == "block")
-            }
-            return { url in
-                var blocked = false
-                for (expression, block) in steps
-                where expression.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil {
-                    blocked = block
+        /// Blocked when either list blocks it: each list decides alone, its last matching rule winning.
+        func decide(_ lists: SubresourceBoundary.Lists) throws -> (String) -> Bool {
+            let deciders = try [lists.files, lists.network].map { rules in
+                let list = try #require(try JSONSerialization.jsonObject(with: Data(rules.utf8)) as? [[String: [String: String]]])
+                let steps = try list.map { rule in
+                    (try NSRegularExpression(pattern: try #require(rule["trigger"]?["url-filter"]), options: .caseInsensitive),
+                     rule["action"]?["type"] == "block")
                 }
-                return blocked
+                return { (url: String) in
+                    var blocked = false
+                    for (expression, block) in steps
+                    where expression.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil {
+                        blocked = block
+                    }
+                    return blocked
+                }
             }
+            return { url in deciders.contains { $0(url) } }
         }
         let blocked = try decide(SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [],
                                                            links: { _ in LinksOut(blockedPaths: ["out", "sub/up"], complete: true) }))
@@ -129,7 +133,10 @@ import Testing
         for url in ["page.html", "outer.css", "out.css", "sub/x.css", "sub/upper.css", "img/%C3%A9t%C3%A9%20(1).png"] {
             #expect(!blocked("file:///site/a%20b/" + url), "\(url) should be readable")
         }
-        #expect(blocked("file:///etc/passwd"))
+        #expect(blocked("file:///etc/passwd") && blocked("http://127.0.0.1/") && !blocked("https://example.com/"))
+        let allowing = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: ["localhost"],
+                                                            links: { _ in LinksOut(blockedPaths: [], complete: true) }))
+        #expect(allowing("file://localhost/etc/passwd") && !allowing("http://localhost:8/"), "an allowed host opens no file")
         let flat = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [],
                                                         links: { _ in LinksOut(blockedPaths: [], complete: false) }))
         #expect(!flat("file:///site/style.css") && flat("file:///site/img/a.png"))

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a page may load besides itself, as the rules of a WebKit content filter that every
-/// view carries for its page (`PageView.load`), whatever the network mode:
+/// What a page may load besides itself, as the rules of two WebKit content filters (`Lists`)
+/// that every view carries for its page (`PageView.adopt`), whatever the network mode:
 ///
 /// - local files only from the page's own directory and below (for HTML given with a base URL,
 ///   a template's or standard input's: the base's directory, and the directories it names as
@@ -13,7 +13,8 @@ import Foundation
 ///   from loopback, nothing on private addresses (`10/8`, `172.16/12`, `192.168/16`,
 ///   `169.254/16`, `[fc00::/7]`, `[fe80::/10]`, `0.0.0.0`) or on this machine's own addresses
 ///   unless the page is served from one;
-/// - a host the user allows (`--allow-host HOST[:PORT]`) in any case.
+/// - a host the user allows (`--allow-host HOST[:PORT]`) in any case, over the network (its name
+///   opens no `file://` URL).
 ///
 /// Filters match URLs as WebKit canonicalises them (every IPv4 spelling becomes dotted decimal,
 /// hosts lower case), with or without user information. They decide the requests that go to
@@ -30,30 +31,40 @@ package enum SubresourceBoundary {
                                   #"172\.3[01]\.[0-9]+\.[0-9]+"#, #"169\.254\.[0-9]+\.[0-9]+"#,
                                   #"0\.0\.0\.0"#, #"\[f[cd][0-9a-f]*:"#, #"\[fe[89ab][0-9a-f]*:"#]
 
-    /// The filter's rules (content-blocker JSON) for a page loaded from `source`.
+    /// The two content filters of a page: each blocks what its own rules block, and a request
+    /// either blocks does not leave. Kept apart because they change at different rates: the
+    /// network list is the same for every page of a batch of files (compiled once), the file list
+    /// is a page directory's (a few prefixes, cheap to compile for every directory).
+    package struct Lists: Equatable, Sendable {
+        /// Local files: `file:///` and `file://localhost/` blocked, but for the readable
+        /// directories, and there the paths of links that lead out of them.
+        package var files: String
+        /// Loopback, private networks and this machine's addresses blocked, unless the page is
+        /// served from there, but for the hosts the user allows.
+        package var network: String
+    }
+
+    /// The filters' rules (content-blocker JSON) for a page loaded from `source`.
     /// - Parameter localAddresses: this machine's own addresses (IPv6 without brackets).
     /// - Parameter links: what leaves a readable directory (a path), `LinksOut.walk` by default.
     package static func rules(for source: PageSource, allowedHosts: [String], localAddresses: [String] = [],
-                              links: (String) -> LinksOut = { LinksOut.walk($0) }) -> String {
-        // Local files: `file:///` and `file://localhost/`. A saved page's `//host/` links become
-        // `file://host/…` from a file page: another machine's file, which never loads here;
-        // they fail as they always did (stopped at once, they made some pages lay out
-        // differently from run to run in `--offline=refuse`).
-        var blocks = [#"^file:///"#, #"^file://localhost/"#]
-        let host = pageHost(source)
-        let local = localAddresses.map { $0.contains(":") ? "[\($0.lowercased())]" : $0 }
-            .filter { !matchesLoopback($0) && !matchesPrivate($0) }
-        if !(host.map(matchesLoopback) ?? false) { blocks += loopback.flatMap(hostPrefixes) }
-        if !(host.map { matchesPrivate($0) || local.contains($0) } ?? false) {
-            blocks += privateNetworks.flatMap(hostPrefixes)
-            blocks += local.flatMap { hostPrefixes(escape($0)) }
-        }
+                              links: (String) -> LinksOut = { LinksOut.walk($0) }) -> Lists {
+        Lists(files: fileRules(for: source, links: links),
+              network: networkRules(for: source, allowedHosts: allowedHosts, localAddresses: localAddresses))
+    }
+
+    /// Local files. A saved page's `//host/` links become `file://host/…` from a file page:
+    /// another machine's file, which never loads here; they fail as they always did (stopped at
+    /// once, they made some pages lay out differently from run to run in `--offline=refuse`).
+    /// No allowed host reopens `file://localhost/`: the list has no exception for hosts.
+    private static func fileRules(for source: PageSource, links: (String) -> LinksOut) -> String {
+        let blocks = [#"^file:///"#, #"^file://localhost/"#]
         var readable: [String] = []
         if let directory = fileDirectory(source) { readable.append(directory) }
         if case .html(_, _, let alsoReadable) = source {
             readable += alsoReadable.filter { $0.hasPrefix("file:///") && $0.hasSuffix("/") }
         }
-        var exceptions = readable.map { "^" + escape($0) }
+        let exceptions = readable.map { "^" + escape($0) }
         var reblocks: [String] = []
         for directory in readable {
             guard let path = URL(string: directory)?.path else { continue }
@@ -69,11 +80,29 @@ package enum SubresourceBoundary {
                 reblocks += ["^" + url + "$", "^" + url + "[/?#]"]
             }
         }
+        return list(blocks: blocks, exceptions: exceptions, reblocks: reblocks)
+    }
+
+    private static func networkRules(for source: PageSource, allowedHosts: [String], localAddresses: [String]) -> String {
+        var blocks: [String] = []
+        let host = pageHost(source)
+        let local = localAddresses.map { $0.contains(":") ? "[\($0.lowercased())]" : $0 }
+            .filter { !matchesLoopback($0) && !matchesPrivate($0) }
+        if !(host.map(matchesLoopback) ?? false) { blocks += loopback.flatMap(hostPrefixes) }
+        if !(host.map { matchesPrivate($0) || local.contains($0) } ?? false) {
+            blocks += privateNetworks.flatMap(hostPrefixes)
+            blocks += local.flatMap { hostPrefixes(escape($0)) }
+        }
+        var exceptions: [String] = []
         for allowed in allowedHosts {
             let (name, port) = split(allowed)
             exceptions.append("^[a-z]+://" + escape(name) + (port.map { ":" + $0 } ?? "(:[0-9]+)?") + "[/?#]")
             exceptions.append("^[a-z]+://" + escape(name) + (port.map { ":" + $0 } ?? "(:[0-9]+)?") + "$")
         }
+        return list(blocks: blocks, exceptions: exceptions, reblocks: [])
+    }
+
+    private static func list(blocks: [String], exceptions: [String], reblocks: [String]) -> String {
         let rules = blocks.map { rule($0, "block") } + exceptions.map { rule($0, "ignore-previous-rules") }
             + reblocks.map { rule($0, "block") }
         return "[" + rules.joined(separator: ",") + "]"

@@ -3,12 +3,19 @@ import CWebKit
 import Foundation
 import PageHeightCore
 
-/// The compiled content filters of `SubresourceBoundary`, one per set of rules (a page's
-/// directory and its allowed hosts), kept for the pages that follow: a batch of pages in one
-/// folder compiles once.
+/// A page's two content filters (`SubresourceBoundary.Lists`), compiled.
+struct Boundary: Equatable {
+    var files: OpaquePointer
+    var network: OpaquePointer
+}
+
+/// The compiled content filters of `SubresourceBoundary`, one per list of rules, kept for the
+/// pages that follow: a batch of pages in one folder compiles its file list once, and a batch
+/// of files its network list once.
 @GLibActor
 enum BoundaryFilters {
-    /// Filters kept at most; the oldest goes first (views that carry it keep their own reference).
+    /// Filters kept at most; the least recently used goes first (views that carry it keep their
+    /// own reference).
     nonisolated static let capacity = 64
     private static var cache: [String: OpaquePointer] = [:]
     private static var order: [String] = []
@@ -50,14 +57,23 @@ enum BoundaryFilters {
         return links
     }
 
-    /// The filter for `source` under `options`, compiled on first use.
-    static func filter(for source: PageSource, options: MeasureOptions) async throws -> OpaquePointer {
-        let rules = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
+    /// The filters for `source` under `options`, compiled on first use.
+    static func filters(for source: PageSource, options: MeasureOptions) async throws -> Boundary {
+        let lists = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
                                               localAddresses: localAddresses, links: { walk($0) })
-        if let filter = cache[rules] { return filter }
+        let files = try await filter(lists.files, name: "files")
+        return Boundary(files: files, network: try await filter(lists.network, name: "network"))
+    }
+
+    private static func filter(_ rules: String, name: String) async throws -> OpaquePointer {
+        if let filter = cache[rules] {
+            order.removeAll { $0 == rules }
+            order.append(rules) // the least recently used goes first: the network list stays
+            return filter
+        }
         compilations += 1
-        let filter = try await ContentFilterStore.compile(rules, identifier: "boundary-\(compilations)",
-                                                          purpose: "the page's subresource boundary")
+        let filter = try await ContentFilterStore.compile(rules, identifier: "boundary-\(name)-\(compilations)",
+                                                          purpose: "the page's subresource boundary (\(name))")
         if let compiled = cache[rules] { // compiled by another page while this one waited
             webkit_user_content_filter_unref(filter)
             return compiled

@@ -15,7 +15,7 @@ final class MeasurementDriver {
     private let log: @Sendable (String) -> Void
     private let pool: ViewPool
     /// The content filter that keeps the page inside its `SubresourceBoundary`.
-    private let boundary: OpaquePointer
+    private let boundary: Boundary
     private let freshView: Bool
     private let view: PageView
 
@@ -52,7 +52,7 @@ final class MeasurementDriver {
     /// Told the moment the page has its verdict, before its report is made.
     private let verdictReached: (@Sendable () -> Void)?
 
-    init(pool: ViewPool, view: PageView, source: PageSource, boundary: OpaquePointer, options: MeasureOptions,
+    init(pool: ViewPool, view: PageView, source: PageSource, boundary: Boundary, options: MeasureOptions,
          snapshotPath: String?, freshView: Bool = false, log: @escaping @Sendable (String) -> Void,
          verdictReached: (@Sendable () -> Void)? = nil) {
         (self.verdictReached, self.pool, self.source, self.boundary, self.options, self.snapshotPath, self.freshView, self.log)

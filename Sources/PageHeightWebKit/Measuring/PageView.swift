@@ -135,8 +135,8 @@ final class PageView {
     private var window: UnsafeMutablePointer<GtkWidget>?
     private let view: UnsafeMutablePointer<WebKitWebView>
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
-    /// The content filter of the page loaded last (`SubresourceBoundary`), referenced here.
-    private(set) var boundary: OpaquePointer?
+    /// The content filters of the page loaded last (`SubresourceBoundary`), referenced here.
+    private(set) var boundary: Boundary?
     /// The view's session history when it held one blank page and nothing else, restored before
     /// every page (`load`): each page then finds a fresh view's history (`history.length` 1),
     /// whatever pages the view showed before it. Without it the length counts them all.
@@ -494,7 +494,8 @@ final class PageView {
         disconnectAll(UnsafeMutableRawPointer(manager))
         gtk_widget_destroy(window)
         if let boundary {
-            webkit_user_content_filter_unref(boundary)
+            webkit_user_content_filter_unref(boundary.files)
+            webkit_user_content_filter_unref(boundary.network)
             self.boundary = nil
         }
         // A view's page, surfaces and buffers are freed now: give the pages back, so a long
@@ -608,19 +609,25 @@ final class PageView {
         (max(1, (height * zoom).rounded()) / zoom).rounded(.down)
     }
 
-    /// Makes `boundary` the content filter that keeps the next page inside what it may load (in
-    /// place of the previous page's); returns whether it changed. A change reaches the web
+    /// Makes `boundary` the content filters that keep the next page inside what it may load (in
+    /// place of the previous page's); returns whether they changed. A change reaches the web
     /// process later: load a blank page (`blank`) before the page that needs it.
-    func adopt(_ boundary: OpaquePointer) -> Bool {
+    func adopt(_ boundary: Boundary) -> Bool {
         guard boundary != self.boundary else { return false }
-        if let current = self.boundary {
+        swap(self.boundary?.files, for: boundary.files)
+        swap(self.boundary?.network, for: boundary.network)
+        self.boundary = boundary
+        return true
+    }
+
+    private func swap(_ current: OpaquePointer?, for filter: OpaquePointer) {
+        guard filter != current else { return }
+        if let current {
             webkit_user_content_manager_remove_filter(manager, current)
             webkit_user_content_filter_unref(current)
         }
-        webkit_user_content_manager_add_filter(manager, boundary)
-        webkit_user_content_filter_ref(boundary)
-        self.boundary = boundary
-        return true
+        webkit_user_content_manager_add_filter(manager, filter)
+        webkit_user_content_filter_ref(filter)
     }
 
     /// Loads `source`; an http(s) page's own request carries `headers` (`--request-header`).

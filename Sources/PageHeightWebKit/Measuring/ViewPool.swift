@@ -43,12 +43,12 @@ final class ViewPool {
         var live = 0
         var measuring = 0
         /// The content filters of the views being made ready (one each).
-        var readying: [OpaquePointer?] = []
+        var readying: [Boundary?] = []
         /// The filters of pages announced (`prepare`) that no view has taken on yet, oldest first.
-        var expected: [OpaquePointer] = []
+        var expected: [Boundary] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
 
-        func carries(_ boundary: OpaquePointer?) -> Bool {
+        func carries(_ boundary: Boundary?) -> Bool {
             idle.contains { $0.boundary == boundary } || readying.contains(boundary)
         }
     }
@@ -62,7 +62,7 @@ final class ViewPool {
     /// carries it, else one about to be ready with it, else any ready view (the caller adopts
     /// the filter), else one of those being made ready, when the key has its spares already;
     /// else a new view. `fresh`: always a new view.
-    func checkout(_ options: MeasureOptions, boundary: OpaquePointer?, fresh: Bool = false) async -> PageView {
+    func checkout(_ options: MeasureOptions, boundary: Boundary?, fresh: Bool = false) async -> PageView {
         let key = Self.key(options)
         measuring += 1
         shelves[key, default: Shelf()].measuring += 1
@@ -85,7 +85,7 @@ final class ViewPool {
 
     /// Announces a page of `options` that will be measured soon (a batch's next entry): a view
     /// is made ready for it, carrying its content filter, while the pages before it are measured.
-    func prepare(_ boundary: OpaquePointer, options: MeasureOptions) {
+    func prepare(_ boundary: Boundary, options: MeasureOptions) {
         let key = Self.key(options)
         guard var shelf = shelves[key], !shelf.carries(boundary), !shelf.expected.contains(boundary) else { return }
         shelf.expected.append(boundary)
@@ -146,7 +146,7 @@ final class ViewPool {
     }
 
     /// The oldest announced filter that no view carries or is being made ready with.
-    private func takeExpected(_ key: String) -> OpaquePointer? {
+    private func takeExpected(_ key: String) -> Boundary? {
         while let next = shelves[key]?.expected.first {
             shelves[key]!.expected.removeFirst()
             if !shelves[key]!.carries(next) { return next }
