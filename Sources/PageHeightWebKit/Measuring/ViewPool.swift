@@ -13,11 +13,12 @@ final class ViewPool {
     private let filter: OpaquePointer?
     /// Pages a web process measures before it is replaced. A web process keeps what its pages left
     /// (JIT code, heap, engine caches; WebKit's memory-pressure release frees little of it), and a
-    /// new one costs a start (mostly the dynamic linker and fontconfig), which with more jobs than
-    /// cores is CPU the other jobs' pages wait for: 8 starts fewer processes than 5 for a batch
-    /// that is faster at four jobs and as large at its peak at one; the runs that chose it are in
-    /// BENCHMARKS.md's decisions.
-    nonisolated static let maxUses = 8
+    /// new one costs a start (mostly the dynamic linker and fontconfig, about 70 ms of CPU), which
+    /// with more jobs than cores is CPU the other jobs' pages wait for. What a page leaves is
+    /// bounded by `maxPrivateMemory` whatever this count; the count bounds the rest. 32 against 8:
+    /// a corpus batch at four jobs about 5% faster, its process tree's peak 14% larger (the runs
+    /// are in BENCHMARKS.md's decisions).
+    nonisolated static let maxUses = 32
     /// A web process whose private memory reaches this after a page is replaced before its next
     /// page, however few pages it measured: a page can leave its process several times larger than
     /// an ordinary page does (an image `onerror` that sets the same `src` again without end,
