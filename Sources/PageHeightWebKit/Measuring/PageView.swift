@@ -325,13 +325,16 @@ final class PageView {
         let expected = prefix + "\(Int(expectedInnerHeight(for: height)))"
         let deadline = GLibClock.now + 1
         inbox.clear()
-        setViewportHeight(height)
         noteWebProcess { webkit_web_view_load_uri(view, "data:text/html,%3Ctitle%3E\(title)%3C%2Ftitle%3E") }
         var finished = false
         while GLibClock.now < deadline {
             if !finished {
                 switch await inbox.next(until: deadline) {
                 case nil: return false
+                case .load(.committed)?:
+                    // Resized once the page is gone: before, the web process laid the page out
+                    // again at the new height (and drew it) only to unload it.
+                    setViewportHeight(height)
                 case .load(.finished)?: finished = true
                 case .processTerminated?: return false // and the view is no longer reusable
                 default: continue
@@ -352,6 +355,7 @@ final class PageView {
                 }
                 return true
             }
+            setViewportHeight(height) // in case the commit went by unseen; no change if it did not
             await GLibClock.sleep(0.01) // still resizing, or still loading
         }
         return false
