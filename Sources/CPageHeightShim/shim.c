@@ -476,8 +476,12 @@ static const char *const in_flight_key = "ph-requests-in-flight";
 // or never (its web process was terminated), does not count for the page after it.
 static const char *const page_key = "ph-requests-page";
 
+static gboolean of_current_page(WebKitWebResource *resource, gpointer view) {
+    return g_object_get_data(G_OBJECT(resource), page_key) == g_object_get_data(G_OBJECT(view), page_key);
+}
+
 static void request_finished(WebKitWebResource *resource, gpointer view) {
-    if (g_object_get_data(G_OBJECT(resource), page_key) != g_object_get_data(G_OBJECT(view), page_key)) return;
+    if (!of_current_page(resource, view)) return;
     gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count > 0 ? count - 1 : 0));
 }
@@ -513,8 +517,7 @@ static void note_failed(WebKitWebView *view, const char *uri, char *reason) {
 static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resource, char *reason) {
     // The page itself failing is its load-error, not a subresource's; an earlier page's request
     // failing late is not this page's.
-    if (resource == webkit_web_view_get_main_resource(view)
-        || g_object_get_data(G_OBJECT(resource), page_key) != g_object_get_data(G_OBJECT(view), page_key)) {
+    if (resource == webkit_web_view_get_main_resource(view) || !of_current_page(resource, view)) {
         g_free(reason);
         return;
     }

@@ -92,6 +92,21 @@ function disguise(replacement, original) {
   apply(weakSet, nativeText, [replacement, text]);
   return replacement;
 }
+// Makes `replacement` stand in for the engine's constructor `native`: the same own keys (but
+// its name, length and prototype), the same length, the same prototype object, whose
+// `constructor` then names the replacement, and the same parent (`EventTarget` for `Worker`).
+function standIn(replacement, native) {
+  const keys = Reflect.ownKeys(native);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key === 'prototype' || key === 'length' || key === 'name') continue;
+    defineProperty(replacement, key, describe(native, key));
+  }
+  defineProperty(replacement, 'length', { value: native.length, configurable: true });
+  defineProperty(replacement, 'prototype', { value: native.prototype, writable: false });
+  Object.setPrototypeOf(replacement, Object.getPrototypeOf(native));
+  defineProperty(native.prototype, 'constructor', { value: replacement, writable: true, enumerable: false, configurable: true });
+}
 {
   const toString = { toString() {
     if (apply(weakHas, nativeText, [this])) {
@@ -342,16 +357,7 @@ if (typeof window.Worker === 'function') {
     tell(null);
     return worker;
   };
-  const keys = Reflect.ownKeys(NativeWorker);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (key === 'prototype' || key === 'length' || key === 'name') continue;
-    defineProperty(VirtualWorker, key, describe(NativeWorker, key));
-  }
-  defineProperty(VirtualWorker, 'length', { value: NativeWorker.length, configurable: true });
-  defineProperty(VirtualWorker, 'prototype', { value: NativeWorker.prototype, writable: false });
-  Object.setPrototypeOf(VirtualWorker, Object.getPrototypeOf(NativeWorker)); // EventTarget, as the engine's
-  defineProperty(NativeWorker.prototype, 'constructor', { value: VirtualWorker, writable: true, enumerable: false, configurable: true });
+  standIn(VirtualWorker, NativeWorker);
   replace(window, 'Worker', disguise(VirtualWorker, NativeWorker));
   if (typeof nativeTerminate === 'function') {
     replace(NativeWorker.prototype, 'terminate', disguise({ terminate() {
@@ -453,16 +459,8 @@ function installVirtualClock() {
     if (new.target === undefined) return apply(dateText, construct(NativeDate, [virtualEpoch()]), []);
     return construct(NativeDate, arguments.length ? arrayOf(arguments, 0) : [virtualEpoch()], new.target);
   };
-  const keys = Reflect.ownKeys(NativeDate);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (key === 'prototype' || key === 'length' || key === 'name') continue;
-    defineProperty(VirtualDate, key, describe(NativeDate, key));
-  }
-  defineProperty(VirtualDate, 'length', { value: NativeDate.length, configurable: true });
-  defineProperty(VirtualDate, 'prototype', { value: NativeDate.prototype, writable: false });
+  standIn(VirtualDate, NativeDate);
   replace(VirtualDate, 'now', disguise({ now() { return virtualEpoch(); } }.now, nativeDateNow));
-  defineProperty(NativeDate.prototype, 'constructor', { value: VirtualDate, writable: true, enumerable: false, configurable: true });
   replace(window, 'Date', disguise(VirtualDate, NativeDate));
   replace(Performance.prototype, 'now', disguise({ now() { return apply(nativePerformanceNow, this, []) + offset; } }.now,
                                                  nativePerformanceNow));
