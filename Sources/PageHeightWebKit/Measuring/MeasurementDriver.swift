@@ -14,7 +14,7 @@ final class MeasurementDriver {
     private let snapshotPath: String?
     private let log: @Sendable (String) -> Void
     private let pool: ViewPool
-    /// The content filter that keeps the page inside its `SubresourceBoundary`.
+    /// The content filters that keep the page inside its `SubresourceBoundary`.
     private let boundary: Boundary
     private let freshView: Bool
     private let view: PageView
