@@ -96,8 +96,8 @@ import Testing
         }
         let walk = LinksOut.walk(page)
         #expect(walk.complete)
-        #expect(walk.blockedPaths == ["dangling", "loop", "ok/back", "okdir", "out", "root", "same", "sub/up"], "\(walk)")
-        #expect(!LinksOut.walk(page, budget: 3).complete)
+        #expect(walk.blockedNames == ["dangling", "loop", "ok/back", "okdir", "out", "root", "same", "sub/up"], "\(walk)")
+        #expect(!LinksOut.walk(page, budget: 2).complete && LinksOut.walk(page, budget: 3).complete, "the budget counts entries below the directory")
         #expect(LinksOut.walk(base + "/missing") == .none)
     }
 
@@ -108,10 +108,11 @@ import Testing
         /// Blocked when either list blocks it: each list decides alone, its last matching rule winning.
         func decide(_ lists: SubresourceBoundary.Lists) throws -> (String) -> Bool {
             let deciders = try [lists.files, lists.network].map { rules in
-                let list = try #require(try JSONSerialization.jsonObject(with: Data(rules.utf8)) as? [[String: [String: String]]])
+                let list = try #require(try JSONSerialization.jsonObject(with: Data(rules.utf8)) as? [[String: [String: Any]]])
                 let steps = try list.map { rule in
-                    (try NSRegularExpression(pattern: try #require(rule["trigger"]?["url-filter"]), options: .caseInsensitive),
-                     rule["action"]?["type"] == "block")
+                    (try NSRegularExpression(pattern: try #require(rule["trigger"]?["url-filter"] as? String),
+                                             options: rule["trigger"]?["url-filter-is-case-sensitive"] as? Bool == true ? [] : .caseInsensitive),
+                     rule["action"]?["type"] as? String == "block")
                 }
                 return { (url: String) in
                     var blocked = false
@@ -127,7 +128,8 @@ import Testing
         let blocked = try decide(SubresourceBoundary.rules(for: .file("/site/a b/page.html"), allowedHosts: [],
                                                            links: { _ in LinksOut(blockedPaths: ["out", "sub/up"], complete: true) }))
         for url in ["out", "out/x.js", "%6Fut/x.js", "%6f%75%74/x.js", "out//x.js", "sub/up", "sub/up/x.css", "sub//up/x.css",
-                    "sub%2Fup/x.css", "out?x", "out#x"] {
+                    "sub%2Fup/x.css", "out?x", "out#x", "out%00", "out%00.png", "OUT/x.js", "out%2fx.js", "//out/x.js",
+                    "page.html%00", "img/a.png%00.css"] {
             #expect(blocked("file:///site/a%20b/" + url), "\(url) should be blocked")
         }
         for url in ["page.html", "outer.css", "out.css", "sub/x.css", "sub/upper.css", "img/%C3%A9t%C3%A9%20(1).png"] {
@@ -135,12 +137,33 @@ import Testing
         }
         #expect(blocked("file:///etc/passwd") && blocked("http://127.0.0.1/") && !blocked("https://example.com/"))
         let allowing = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: ["localhost"],
-                                                            links: { _ in LinksOut(blockedPaths: [], complete: true) }))
+                                                            links: { _ in LinksOut.none }))
         #expect(allowing("file://localhost/etc/passwd") && !allowing("http://localhost:8/"), "an allowed host opens no file")
         let flat = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [],
-                                                        links: { _ in LinksOut(blockedPaths: [], complete: false) }))
+                                                        links: { _ in LinksOut(blockedPaths: [] as [[UInt8]], complete: false) }))
         #expect(!flat("file:///site/style.css") && flat("file:///site/img/a.png"))
         let none = try decide(SubresourceBoundary.rules(for: .file("/site/page.html"), allowedHosts: [], links: { _ in .none }))
         #expect(!none("file:///site/img/%41.png") && !none("file:///site/img//a.png"))
+        #expect(none("file:///site/evil.js%00") && none("file:///SITE/page.html"), "a NUL ends the path; the directory's own case only")
+    }
+
+    /// Issue 62 (BND-NUL, BND-CHARS): a blocked name is matched in every spelling the network
+    /// process decodes to it, whatever bytes it holds: each printable byte as itself or escaped in
+    /// either case, every other byte escaped; and its neighbours' names stay readable.
+    @Test func aBlockedNameIsBlockedInEverySpelling() throws {
+        for byte in UInt8(1)...UInt8(0x7f) where byte != 0x2f {
+            let name: [UInt8] = [0x72, byte]  // "r" and the byte
+            let expression = try NSRegularExpression(pattern: "^" + SubresourceBoundary.anySpelling(of: name) + "$",
+                                                     options: .caseInsensitive)
+            func matches(_ text: String) -> Bool {
+                expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            }
+            let escaped = String(format: "%%%02X", byte), lower = String(format: "%%%02x", byte)
+            #expect(matches("r" + escaped) && matches("r" + lower) && matches("%72" + escaped), "byte \(byte)")
+            if (0x21...0x7e).contains(byte) { #expect(matches("r" + String(UnicodeScalar(byte))), "byte \(byte) as itself") }
+            #expect(!matches("s" + escaped) && !matches("r") && !matches("r" + escaped + "x"), "byte \(byte): other names")
+        }
+        let utf8 = try NSRegularExpression(pattern: "^" + SubresourceBoundary.anySpelling(of: Array("é".utf8)) + "$", options: .caseInsensitive)
+        #expect(utf8.firstMatch(in: "%c3%A9", range: NSRange(location: 0, length: 6)) != nil)
     }
 }

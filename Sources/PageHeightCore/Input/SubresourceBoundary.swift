@@ -70,17 +70,43 @@ package enum SubresourceBoundary {
             guard let path = URL(string: directory)?.path else { continue }
             let out = links(path)
             let prefix = "^" + escape(directory)
+            // GIO's path ends at the first NUL it decodes: `evil.js%00.png` opens `evil.js`.
+            reblocks.append(prefix + "[^?#]*%00")
             if !out.complete { reblocks.append(prefix + "[^?#]*/") }
-            guard !out.blockedPaths.isEmpty || !out.complete else { continue }
-            // The network process opens the path GIO decodes from the URL: `%6Fut/` is `out/`,
-            // `a//out` is `a/out`. Escaped ASCII and empty segments are refused here.
-            reblocks += [prefix + "[^?#]*%2[ef]", prefix + "[^?#]*%[3-7][0-9a-f]", prefix + "[^?#]*//"]
-            for link in out.blockedPaths {
-                let url = escape(URL(fileURLWithPath: path + "/" + link, isDirectory: false).absoluteString)
-                reblocks += ["^" + url + "$", "^" + url + "[/?#]"]
+            guard !out.blockedPaths.isEmpty else { continue }
+            // `a//out` is `a/out` to the file system, and `//out` is `out`.
+            reblocks.append(prefix + "[^?#]*//")
+            for blocked in out.blockedPaths {
+                let spelled = prefix + anySpelling(of: blocked)
+                reblocks += [spelled + "$", spelled + "[/?#%]"]
             }
         }
-        return list(blocks: blocks, exceptions: exceptions, reblocks: reblocks)
+        return list(blocks: blocks, exceptions: exceptions, reblocks: reblocks, exceptionsCaseSensitive: true)
+    }
+
+    /// An expression for every URL text the network process decodes to the path `bytes` (relative
+    /// to a readable directory): GIO opens the bytes it percent-decodes from the URL, so each
+    /// printable ASCII byte may be written as itself or escaped in either case, and every other
+    /// byte only escaped (WebKit escapes what the page writes raw). No alternation in content
+    /// filters: a byte is `[%c]H?L?`, which also matches a few other names, blocked with it. A
+    /// separator may be repeated or escaped. Matched case-insensitively, as block rules are.
+    static func anySpelling(of bytes: [UInt8]) -> String {
+        var expression = ""
+        for byte in bytes {
+            let hex = String(byte, radix: 16, uppercase: true)
+            let (high, low) = byte < 0x10 ? ("0", hex) : (String(hex.first!), String(hex.last!))
+            switch byte {
+            case 0x2f:
+                expression += "[%/]+2?f?"
+            case 0x21...0x7e:
+                let character = Character(Unicode.Scalar(byte))
+                let literal = character.isLetter || character.isNumber || character == "%" ? String(character) : "\\" + String(character)
+                expression += "[%" + literal + "]" + high + "?" + low + "?"
+            default:
+                expression += "%" + high + low
+            }
+        }
+        return expression
     }
 
     private static func networkRules(for source: PageSource, allowedHosts: [String], localAddresses: [String]) -> String {
@@ -102,8 +128,12 @@ package enum SubresourceBoundary {
         return list(blocks: blocks, exceptions: exceptions, reblocks: [])
     }
 
-    private static func list(blocks: [String], exceptions: [String], reblocks: [String]) -> String {
-        let rules = blocks.map { rule($0, "block") } + exceptions.map { rule($0, "ignore-previous-rules") }
+    /// - Parameter exceptionsCaseSensitive: whether an exception matches only its own spelling
+    ///   (a readable directory's: `/Site/` is not `/site/` on this file system).
+    private static func list(blocks: [String], exceptions: [String], reblocks: [String],
+                             exceptionsCaseSensitive: Bool = false) -> String {
+        let rules = blocks.map { rule($0, "block") }
+            + exceptions.map { rule($0, "ignore-previous-rules", caseSensitive: exceptionsCaseSensitive) }
             + reblocks.map { rule($0, "block") }
         return "[" + rules.joined(separator: ",") + "]"
     }
@@ -122,9 +152,10 @@ package enum SubresourceBoundary {
         ["^[a-z]+://" + host + "[:/]", "^[a-z]+://[^/?#]*@" + host + "[:/]"]
     }
 
-    private static func rule(_ filter: String, _ action: String) -> String {
+    private static func rule(_ filter: String, _ action: String, caseSensitive: Bool = false) -> String {
         let json = filter.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return #"{"trigger":{"url-filter":""# + json + #""},"action":{"type":""# + action + #""}}"#
+        return #"{"trigger":{"url-filter":""# + json + #"""# + (caseSensitive ? #","url-filter-is-case-sensitive":true"# : "")
+            + #"},"action":{"type":""# + action + #""}}"#
     }
 
     /// `host[:port]` and `[v6]:port` into the host and the port.
