@@ -47,6 +47,24 @@ struct BatchCommandTests {
         #expect(byIndex[2]?["height"] as? Double == 500)
     }
 
+    /// Issue 62 (STEP-HANG): a page that spins while its step is applied, in a batch with a
+    /// page after it: the run ends, and both pages have their result (the step `timeout`).
+    @Test func aStepThatSpinsCostsOnlyItsPageInABatch() throws {
+        let list = temporary("spin-list.txt")
+        let out = temporary("spin-out.jsonl")
+        defer { [list, out].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        try "\(pages.path)/hostile/step-spin.html\n\(pages.path)/static.html\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let started = Date()
+        let result = try PageHeightBinary.run(["batch", "--jobs", "1", "--timeout", "3", "--then", "width=500", "--out", out, list],
+                                              within: 40)
+        #expect(Date().timeIntervalSince(started) < 20, "the batch ran \(Date().timeIntervalSince(started)) s")
+        let byIndex = Dictionary(uniqueKeysWithValues: try reports(out).map { ($0["index"] as! Int, $0) })
+        #expect(byIndex.count == 2, "\(result.stderr)")
+        let steps = byIndex[0]?["steps"] as? [[String: Any]]
+        #expect(steps?.first?["status"] as? String == "timeout", "\(String(describing: steps))")
+        #expect(byIndex[1]?["height"] as? Double == 1234)
+    }
+
     /// Four pages start at once in block mode, each asking for the content filter while the
     /// first compiles it (the compilation runs the main context): every page finishes.
     @Test func blockModePagesThatStartTogetherAllFinish() throws {

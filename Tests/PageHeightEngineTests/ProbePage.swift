@@ -107,26 +107,26 @@ final class ProbePage {
 
     /// The probe's reading with every metric.
     func measure() async throws -> ProbeReading {
-        let json = try await evaluate(ProbeScript.measureAllCall)
+        let json = try await evaluate(ProbeScript.measureAll.script)
         return try ProbeReading.decode(json).unwrap(json)
     }
 
     /// The page's clock.
     func clock() async throws -> PageClock {
-        let json = try await evaluate(ProbeScript.clockCall)
+        let json = try await evaluate(ProbeScript.clock.script)
         return try ProbeReading.decodeClock(json).unwrap(json)
     }
 
     /// Jumps the page's clock to `ms` and returns it after the jump.
     func advance(to ms: Double) async throws -> PageClock {
-        let json = try await evaluate(ProbeScript.advanceCall(toMs: ms))
+        let json = try await evaluate(ProbeScript.advance(toMs: ms).script)
         return try ProbeReading.decodeClock(json).unwrap(json)
     }
 
     /// Jumps the page's clock `ms` ahead; with `run`, its timers due on the way run each at its
     /// own time (a run). The clock after the jump's dispatch.
     func advance(by ms: Double, run: Bool) async throws -> PageClock {
-        let json = try await evaluate(ProbeScript.advanceByCall(ms: ms, run: run))
+        let json = try await evaluate(ProbeScript.advance(byMs: ms, run: run).script)
         return try ProbeReading.decodeClock(json).unwrap(json)
     }
 

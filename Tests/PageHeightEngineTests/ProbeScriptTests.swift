@@ -18,7 +18,7 @@ struct ProbeScriptTests {
         #expect(probe.contains("function measure(all)") && probe.hasSuffix("\n})();"))
         #expect(ProbeScript.hooks(virtualClock: false).contains("const VIRTUAL_CLOCK=false;"))
         #expect(ProbeScript.hooks(virtualClock: true).contains("const VIRTUAL_CLOCK=true;"))
-        #expect(ProbeScript.advanceCall(toMs: 12500.5) == "window.__pageheight ? window.__pageheight.advance(12500.5) : 'null'")
+        #expect(ProbeScript.advance(toMs: 12500.5).script == "window.__pageheight ? window.__pageheight.advance(12500.5) : 'null'")
     }
 
     /// `measure(true)` on margins.html gives every metric its comment derives (collapsing margins:

@@ -31,6 +31,24 @@ struct StepEngineTests {
         #expect(next.status == .ok && next.height == 1234)
     }
 
+    /// Issue 62 (STEP-HANG): a page that spins the moment a step is applied (a resize, a change
+    /// of color scheme, a click) ends that step `timeout` within the step's timeout (applying is
+    /// part of the step's phase), whichever step it is; the next page measures as ever.
+    @Test(arguments: ["width=500", "color-scheme=dark", "click=#b"])
+    func aStepThatSpinsWhileAppliedEndsWithinTheTimeout(step: String) async throws {
+        let engine = try PageHeightEngine.shared()
+        let started = Date()
+        let report = await engine.measure(.file(HostileCase.directory.appendingPathComponent("step-spin.html").path),
+                                          options: try options([step], timeout: 3))
+        let seconds = Date().timeIntervalSince(started)
+        #expect(report.status == .ok && report.height == 400, "\(report.status.rawValue) \(report.message ?? "")")
+        #expect(report.steps?.map(\.status) == [.timeout], "\(report.steps ?? [])")
+        // The load's phase (3 s at most) and the step's (3 s): no more, whatever the step.
+        #expect(seconds < 3 + 3 + 1.5, "\(step): \(seconds) s")
+        let next = await engine.measure(page("static.html"), options: MeasureOptions())
+        #expect(next.status == .ok && next.height == 1234)
+    }
+
     /// A tap on a link: the navigation is stopped, the step says so, the page is measured as it was.
     @Test func aTapThatNavigatesIsStoppedAndSaid() async throws {
         let engine = try PageHeightEngine.shared()

@@ -325,11 +325,11 @@ struct VirtualClockTests {
             """), clock: .virtual) { page in
             // Until the driver's first step the engine's frames run the loop: one step first, so
             // that none runs between reading the count and the steps counted.
-            _ = try await page.evaluate(ProbeScript.frameCall(ms: 1000.0 / 60))
+            _ = try await page.evaluate(ProbeScript.frame(ms: 1000.0 / 60).script)
             let start = try await Self.numbers(page, "[count]")[0]
             var times: [Double] = []
             for _ in 0..<30 {
-                let json = try await page.evaluate(ProbeScript.frameCall(ms: 1000.0 / 60))
+                let json = try await page.evaluate(ProbeScript.frame(ms: 1000.0 / 60).script)
                 let reading = try #require(ProbeReading.decode(json))
                 #expect(reading.clock?.animationFrames == 1, "callbacks waiting: \(reading.clock?.animationFrames ?? -1)")
                 times.append(try await Self.numbers(page, "[calls[calls.length - 1]]")[0])

@@ -18,6 +18,8 @@ public enum EndReason: Sendable, Equatable {
     case navigationLoop(attempts: Int)
     case loadFailed(String)
     case crashed(String)
+    /// The caller cancelled the measurement before its verdict.
+    case cancelled
 }
 
 extension EndReason {
@@ -27,7 +29,7 @@ extension EndReason {
     /// the page's events). A failure keeps its own reason: it says more.
     public func reached(atReal realTime: Double, timeout: Double, stalledSince: Double?) -> EndReason {
         switch self {
-        case .loadFailed, .crashed, .timedOut: return self
+        case .loadFailed, .crashed, .timedOut, .cancelled: return self
         case .settled, .runaway, .viewDependent, .javascriptDisabled, .navigationLoop:
             return realTime > timeout ? .timedOut(stalledSince: stalledSince) : self
         }

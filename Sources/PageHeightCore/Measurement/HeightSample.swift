@@ -40,20 +40,30 @@ public struct ClockJump: Codable, Sendable, Equatable {
     public var from: Double
     public var to: Double
     public var real: Double
-    /// What the jump was for: `timer` (the page's next timer), `timers` (a run over the page's
-    /// periodic timers: each tick ran at its own time on the way), the rules' next step (`poll`,
-    /// `settle-check`, `timeout`), or `frames`: animation frames stepped one after another
-    /// (`AnimationFrames`), one entry from the first step to the last, `real` at the last.
-    public var reason: String
+    public var reason: Reason
 
-    /// The reason of a jump to the page's next timer.
-    public static let timer = "timer"
-    /// The reason of stepped animation frames.
-    public static let frames = "frames"
-    /// The reason of a run over the page's periodic timers.
-    public static let timers = "timers"
+    /// What a jump was for.
+    public enum Reason: String, Codable, Sendable {
+        /// The page's next timer.
+        case timer
+        /// A run over the page's periodic timers: each tick ran at its own time on the way.
+        case timers
+        /// Animation frames stepped one after another (`AnimationFrames`): one entry from the
+        /// first step to the last, `real` at the last.
+        case frames
+        /// The rules' next step: a poll of the schedule, the settle check, the timeout.
+        case poll
+        case settleCheck = "settle-check"
+        case timeout
+        /// An animating page moved on to the next look for pending work.
+        case pendingCheck = "pending-check"
+        /// The pause between two readings that tell whether content holds still after a resize.
+        case holdStill = "hold-still"
+        /// The end of a running animation: its end event comes at its own time.
+        case animationEnd = "animation-end"
+    }
 
-    public init(from: Double, to: Double, real: Double, reason: String) {
+    public init(from: Double, to: Double, real: Double, reason: Reason) {
         (self.from, self.to, self.real, self.reason) = (from, to, real, reason)
     }
 }

@@ -52,7 +52,7 @@ extension EndReason {
     /// past the timeout.
     public func pageCanAnswer(loadFinished: Bool) -> Bool {
         switch self {
-        case .loadFailed, .crashed, .javascriptDisabled: false
+        case .loadFailed, .crashed, .javascriptDisabled, .cancelled: false
         case .timedOut(let stalledSince): stalledSince == nil && loadFinished
         default: true
         }

@@ -93,10 +93,10 @@ public struct MeasurementSession: Sendable {
     }
 
     /// The engine moved the page's virtual clock. Stepped animation frames (reason
-    /// `ClockJump.frames`) in a row are one entry, from the first step to the last.
+    /// `ClockJump.Reason.frames`) in a row are one entry, from the first step to the last.
     public mutating func clockJumped(_ jump: ClockJump) {
-        if jump.reason == ClockJump.frames, let last = clockJumps.last, last.reason == ClockJump.frames {
-            clockJumps[clockJumps.count - 1] = ClockJump(from: last.from, to: jump.to, real: jump.real, reason: ClockJump.frames)
+        if jump.reason == .frames, let last = clockJumps.last, last.reason == .frames {
+            clockJumps[clockJumps.count - 1] = ClockJump(from: last.from, to: jump.to, real: jump.real, reason: .frames)
             return
         }
         clockJumps.append(jump)
@@ -127,6 +127,7 @@ public struct MeasurementSession: Sendable {
         if pending.fonts { return "fonts loading" }
         if pending.requests > 0 { return "\(pending.requests) fetch/XHR request\(pending.requests == 1 ? "" : "s") of the page" }
         if pending.workers > 0 { return "\(pending.workers) worker\(pending.workers == 1 ? "" : "s") running (a worker's clock is real)" }
+        if let reason = pending.realTime { return reason }
         return nil
     }
 

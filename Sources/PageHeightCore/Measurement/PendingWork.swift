@@ -24,16 +24,22 @@ public struct PendingWork: Codable, Sendable, Equatable {
     /// must not jump while one runs; like `frames`, not work the settle rule waits for (a worker
     /// may run for ever) and not in the report's `pendingAtEnd`.
     public var workers: Int = 0
+    /// The first way of keeping time that the hooks do not move which the page uses now (a
+    /// SharedWorker, an open WebSocket, media playing, ...), in any frame: like `workers`, the
+    /// virtual clock must not jump while there is one; not work the settle rule waits for.
+    public var realTime: String?
 
     public static let none = PendingWork()
 
     private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, timers, animations }
 
     public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
-                timers: [Double] = [], animations: Int = 0, network: Int = 0, frames: Int = 0, workers: Int = 0) {
+                timers: [Double] = [], animations: Int = 0, network: Int = 0, frames: Int = 0, workers: Int = 0,
+                realTime: String? = nil) {
         (self.document, self.images, self.fonts, self.requests, self.timers, self.animations, self.network, self.frames)
             = (document, images, fonts, requests, timers, animations, network, frames)
         self.workers = workers
+        self.realTime = realTime
     }
 
     /// The work that still counts: timers due after `deadline` never will.

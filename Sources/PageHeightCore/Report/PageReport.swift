@@ -13,6 +13,9 @@ public enum PageStatus: String, Codable, Sendable, CaseIterable {
     case timeout
     /// The web process died.
     case crashed
+    /// The caller cancelled the measurement (a library user's task, a server's client that went
+    /// away): no verdict.
+    case cancelled
 }
 
 /// The seven ways to read a page's height, side by side at the end of a measurement (CSS px).

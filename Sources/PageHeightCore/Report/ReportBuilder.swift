@@ -122,6 +122,8 @@ public struct ReportBuilder: Sendable {
             return (.loadError, message, nil)
         case .crashed(let message):
             return (.crashed, message, last)
+        case .cancelled:
+            return (.cancelled, "the measurement was cancelled by its caller before its verdict", nil)
         case .runaway:
             let initial = session.runaway.steps.first?.view ?? last
             let law = session.runaway.law.map { " (\($0))" } ?? ""

@@ -12,6 +12,8 @@ public enum StepStatus: String, Codable, Sendable, CaseIterable {
     case failed
     /// Not applied: the page had no verdict to start from, or an earlier step failed.
     case skipped
+    /// The caller cancelled the measurement during the step.
+    case cancelled
     /// The web process died during the step.
     case crashed
 }

@@ -12,6 +12,8 @@ struct ProbeReading: Decodable, Sendable {
         var frames: Int?
         /// Dedicated workers running, in any frame.
         var workers: Int?
+        /// The first way of keeping time the hooks do not move that the page uses now.
+        var realTime: String?
         /// Seconds from the moment of the reading.
         var timers: [Double]
         var animations: Int
@@ -69,7 +71,7 @@ struct ProbeReading: Decodable, Sendable {
         return PendingWork(document: pending.document, images: pending.images, fonts: pending.fonts,
                            requests: pending.requests, timers: pending.timers.map { t + $0 },
                            animations: pending.animations, network: network, frames: pending.frames ?? 0,
-                           workers: pending.workers ?? 0)
+                           workers: pending.workers ?? 0, realTime: pending.realTime)
     }
 }
 
@@ -90,4 +92,6 @@ struct PageClock: Decodable, Equatable, Sendable {
     var oneShot: Double?
     /// The top frame's animation frame callbacks waiting for a frame (virtual clock only).
     var animationFrames: Int?
+    /// When the first running finite animation of the document ends.
+    var animationEnd: Double?
 }

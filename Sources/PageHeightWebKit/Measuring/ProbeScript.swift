@@ -72,73 +72,83 @@ enum ProbeScript {
             + "screen:\(screen)}"
     }
 
-    /// The page's clock as JSON text (`PageClock`).
-    static let clockCall = "window.__pageheight ? window.__pageheight.clock() : 'null'"
+    // MARK: - Calls: each script the driver runs, with the type of its answer
 
-    /// Jumps the page's virtual clock to `toMs` (the page's time, ms) if that is ahead, and gives
-    /// the clock after it as JSON text (`PageClock`). On the real clock it only reads the clock.
-    static func advanceCall(toMs: Double) -> String {
+    /// The page's clock (`PageClock`).
+    static let clock = ProbeCall<PageClock>(probe: "clock()", decode: json)
+
+    /// Jumps the page's virtual clock to `toMs` (the page's time, ms) if that is ahead; the clock
+    /// after it. On the real clock it only reads the clock.
+    static func advance(toMs: Double) -> ProbeCall<PageClock> {
         precondition(toMs.isFinite, "a jump to \(toMs)")
-        return "window.__pageheight ? window.__pageheight.advance(\(toMs)) : 'null'"
+        return ProbeCall(probe: "advance(\(toMs))", decode: json)
     }
 
     /// Jumps the page's virtual clock `ms` ahead of its time now, in the same evaluation (no time
-    /// passes between reading the clock and jumping); the clock after it as JSON text. With `run`,
-    /// the page's own timers due by then run on the way, each at its own time (a run, hooks.js).
-    static func advanceByCall(ms: Double, run: Bool = false) -> String {
+    /// passes between reading the clock and jumping); the clock after it. With `run`, the page's
+    /// own timers due by then run on the way, each at its own time (a run, hooks.js).
+    static func advance(byMs ms: Double, run: Bool = false) -> ProbeCall<PageClock> {
         precondition(ms.isFinite, "a jump by \(ms)")
-        return "window.__pageheight ? window.__pageheight.advance(JSON.parse(window.__pageheight.clock()).now + \(ms)\(run ? ", true" : "")) : 'null'"
+        return ProbeCall(probe: "advance(JSON.parse(window.__pageheight.clock()).now + \(ms)\(run ? ", true" : ""))", decode: json)
     }
 
     /// Moves the page's virtual clock `ms` ahead of its time now (0: not at all) and runs one
-    /// animation frame there, in the same evaluation; the reading after it as JSON text, as
-    /// `measureCall` gives it.
-    static func frameCall(ms: Double) -> String {
+    /// animation frame there, in the same evaluation; the reading after it, as `measure` gives it.
+    static func frame(ms: Double) -> ProbeCall<ProbeReading> {
         precondition(ms.isFinite && ms >= 0, "a frame \(ms) ms ahead")
-        return "window.__pageheight ? window.__pageheight.frame(\(ms)) : 'null'"
+        return ProbeCall(probe: "frame(\(ms))", decode: json)
     }
 
-    /// The expression native polls evaluate: the reading as JSON text.
-    static let measureCall = "window.__pageheight ? window.__pageheight.measure(false) : 'null'"
+    /// The reading native polls take.
+    static let measure = ProbeCall<ProbeReading>(probe: "measure(false)", decode: json)
+
+    /// The same with every metric, for the report's side-by-side `metrics`.
+    static let measureAll = ProbeCall<ProbeReading>(probe: "measure(true)", decode: json)
 
     /// Notes every element's height before fit mode changes the view's height.
-    static let markViewCall = "window.__pageheight ? window.__pageheight.markView() : 'null'"
+    static let markView = ProbeCall<Bool>(probe: "markView()", decode: { _ in true })
 
-    /// The elements whose height changed with the view since `markViewCall`, as a JSON array.
-    static func viewCulpritsCall(threshold: Double) -> String {
-        "window.__pageheight ? window.__pageheight.viewCulprits(\(threshold)) : '[]'"
+    /// The elements whose height changed with the view since `markView`.
+    static func viewCulprits(threshold: Double) -> ProbeCall<[String]> {
+        ProbeCall(probe: "viewCulprits(\(threshold))", decode: json)
     }
 
-    /// Where the content ends whatever the view's height (CSS px of the document), or `null`.
-    static let contentBottomCall = "window.__pageheight ? window.__pageheight.contentBottom() : 'null'"
+    /// Where the content ends whatever the view's height (CSS px of the document).
+    static let contentBottom = ProbeCall<Double>(probe: "contentBottom()", decode: { Double($0) })
 
-    /// Where a tap on the first element `selector` matches lands, as JSON: `{x, y, covered}` in
-    /// CSS px of the viewport, or `{error}`.
-    static func clickTargetCall(_ selector: String) -> String {
-        "window.__pageheight ? window.__pageheight.clickTarget(\(literal(selector))) : 'null'"
+    /// Where a tap on the first element a selector matches lands (CSS px of the viewport), or why not.
+    struct ClickTarget: Decodable, Sendable { var x: Double?; var y: Double?; var covered: String?; var error: String? }
+
+    static func clickTarget(_ selector: String) -> ProbeCall<ClickTarget> {
+        ProbeCall(probe: "clickTarget(\(literal(selector)))", decode: json)
     }
 
-    /// Whether a trusted click reached the document since `clickTargetCall`.
-    static let clickSeenCall = "window.__pageheight ? window.__pageheight.clickSeen() : 'null'"
+    /// Whether a trusted click reached the document since `clickTarget`.
+    static let clickSeen = ProbeCall<Bool>(probe: "clickSeen()", decode: { $0 == "true" })
 
-    /// Scrolls the page to `y` CSS px, or to its bottom (nil); the position it reached.
-    static func scrollCall(to y: Double?) -> String {
-        "window.__pageheight ? window.__pageheight.scroll(\(y.map { "\($0)" } ?? "'bottom'")) : 'null'"
+    /// Scrolls the page to `y` CSS px, or to its bottom (nil); the position it reached, as the page gives it.
+    static func scroll(to y: Double?) -> ProbeCall<String> {
+        ProbeCall(probe: "scroll(\(y.map { "\($0)" } ?? "'bottom'"))", decode: { $0 })
     }
 
-    /// Asks for the page's next rendering update; the mark to give `renderedCall`.
-    static let renderingMarkCall = "window.__pageheight ? window.__pageheight.renderingMark() : 'null'"
+    /// Asks for the page's next rendering update; the mark to give `rendered`.
+    static let renderingMark = ProbeCall<Int>(probe: "renderingMark()", decode: { Int($0) })
 
-    /// Whether the rendering update asked for at `mark` has come.
-    static func renderedCall(since mark: Int) -> String {
-        "window.__pageheight ? window.__pageheight.rendered(\(mark)) : 'true'"
+    /// Whether the rendering update asked for at `mark` has come (true too without the probe: nothing to wait for).
+    static func rendered(since mark: Int) -> ProbeCall<Bool> {
+        ProbeCall(probe: "rendered(\(mark))", missing: "true", decode: { $0 != "false" })
     }
 
-    /// The viewport's size in CSS px, as a JSON pair.
-    static let viewportCall = "JSON.stringify([window.innerWidth, window.innerHeight])"
+    /// The viewport's size in CSS px.
+    static let viewport = ProbeCall<[Double]>(script: "JSON.stringify([window.innerWidth, window.innerHeight])",
+                                               decode: { json($0).flatMap { (size: [Double]) in size.count == 2 ? size : nil } })
 
     /// Whether `prefers-color-scheme: dark` matches.
-    static let darkCall = "window.__pageheight ? window.__pageheight.dark() : 'null'"
+    static let dark = ProbeCall<Bool>(probe: "dark()", decode: { $0 == "true" ? true : $0 == "false" ? false : nil })
+
+    private static func json<T: Decodable>(_ text: String) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
 
     /// `text` as a JavaScript string literal.
     private static func literal(_ text: String) -> String {
@@ -147,9 +157,6 @@ enum ProbeScript {
             .replacingOccurrences(of: "\u{2029}", with: "\\u2029")
     }
 
-    /// The same with every metric, for the report's side-by-side `metrics`.
-    static let measureAllCall = "window.__pageheight ? window.__pageheight.measure(true) : 'null'"
-
     /// The probe's code (`Probe/probe.js`): the body of a function that expects `METRIC`,
     /// `STATE_EVENT` and `CLOCK_EVENT` from the prologue `source(metric:)` puts before it.
     private static let body = String(decoding: PackageResources.probe_js, as: UTF8.self)
@@ -157,4 +164,21 @@ enum ProbeScript {
     /// The hooks' code (`Probe/hooks.js`): the body of a function that expects `STATE_EVENT`,
     /// `CLOCK_EVENT` and `VIRTUAL_CLOCK` from the prologue `hooks(virtualClock:)` puts before it.
     private static let hooksBody = String(decoding: PackageResources.hooks_js, as: UTF8.self)
+}
+
+/// A script the driver runs in the probe's world, and how its answer (JSON or plain text) is
+/// read: nil when the page gave no usable answer (the probe missing, a value of another shape).
+struct ProbeCall<Answer>: Sendable {
+    let script: String
+    let decode: @Sendable (String) -> Answer?
+
+    init(script: String, decode: @escaping @Sendable (String) -> Answer?) {
+        (self.script, self.decode) = (script, decode)
+    }
+
+    /// A call of the probe's `window.__pageheight.<call>`, answered by `missing` when the page has
+    /// no probe (it replaced or blocked it).
+    init(probe call: String, missing: String = "null", decode: @escaping @Sendable (String) -> Answer?) {
+        self.init(script: "window.__pageheight ? window.__pageheight.\(call) : '\(missing)'", decode: decode)
+    }
 }

@@ -71,6 +71,7 @@ const origin = performance.timeOrigin;
 const finite = (x) => typeof x === 'number' && isFiniteNumber(x);
 const push = (list, x) => { list[list.length] = x; };
 const mapValues = (map) => { const list = []; apply(mapForEach, map, [(v) => push(list, v)]); return list; };
+const stringSlice = String.prototype.slice;
 const arrayOf = (args, from) => { const list = []; for (let i = from; i < args.length; i++) push(list, args[i]); return list; };
 
 // --- the engine's text for replaced functions -----------------------------------------------
@@ -122,8 +123,65 @@ function replace(target, name, value) {
   defineProperty(target, name, { value: value, writable: d.writable !== false, enumerable: !!d.enumerable, configurable: true });
 }
 
+// A binary min-heap in an array, ordered by `before(a, b)`: timers in their due order at a cost
+// that grows with the log of their number (a page may set a hundred thousand).
+function heapPush(heap, entry, before) {
+  let i = heap.length;
+  heap[i] = entry;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(heap[i], heap[parent])) break;
+    const x = heap[i]; heap[i] = heap[parent]; heap[parent] = x;
+    i = parent;
+  }
+}
+function heapPop(heap, before) {
+  const top = heap[0], last = heap[heap.length - 1];
+  heap.length = heap.length - 1;
+  if (heap.length) {
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1, right = left + 1;
+      let least = i;
+      if (left < heap.length && before(heap[left], heap[least])) least = left;
+      if (right < heap.length && before(heap[right], heap[least])) least = right;
+      if (least === i) break;
+      const x = heap[i]; heap[i] = heap[least]; heap[least] = x;
+      i = least;
+    }
+  }
+  return top;
+}
+
 // What is outstanding, told to the probe once per turn of the event loop.
 const timers = new NativeMap();    // id -> due (performance.now() ms, plus the clock's offset)
+// The pending timers' dues in order, `{id, due}`; an entry whose timer is gone or due at
+// another time is dropped when it comes to the top.
+const pendingDues = [];
+const dueFirst = (a, b) => a.due < b.due;
+function pend(id, due) {
+  apply(mapSet, timers, [id, due]);
+  heapPush(pendingDues, { id: id, due: due }, dueFirst);
+}
+const liveDue = (entry) => apply(mapGet, timers, [entry.id]) === entry.due;
+// The earliest `limit` pending dues: the state tells no more (the probe keeps as many), and
+// looking costs the log of their number, not their number.
+const TIMERS_TOLD = 64;
+function earliestPending(limit) {
+  while (pendingDues.length && !liveDue(pendingDues[0])) heapPop(pendingDues, dueFirst);
+  const found = [];
+  if (!pendingDues.length) return found;
+  const seen = [0];                // heap indexes to look at, best first
+  const atFirst = (a, b) => pendingDues[a].due < pendingDues[b].due;
+  while (seen.length && found.length < limit) {
+    const i = heapPop(seen, atFirst);
+    if (liveDue(pendingDues[i])) push(found, pendingDues[i].due);
+    if (2 * i + 1 < pendingDues.length) heapPush(seen, 2 * i + 1, atFirst);
+    if (2 * i + 2 < pendingDues.length) heapPush(seen, 2 * i + 2, atFirst);
+  }
+  return found;
+}
 let runningTimerDelay = null;      // delay of the timer callback that is running now
 let requests = 0;
 let workers = 0;                   // dedicated workers started and not ended (see "workers")
@@ -152,7 +210,7 @@ let framesWaiting = () => 0;
 const FRAME_STATE = '__pageheightFrameState';
 const children = new NativeMap();  // a child's window -> its last state (epoch ms)
 function state(cause) {
-  const s = { timers: mapValues(timers), requests: requests, workers: workers, frames: 0, opened: 0, cause: cause };
+  const s = { timers: earliestPending(TIMERS_TOLD), requests: requests, workers: workers, frames: 0, opened: 0, cause: cause, realTime: heldBy() };
   let next = VIRTUAL_CLOCK ? nextDue() : null;
   let childNext = null;
   const gone = [];
@@ -163,6 +221,7 @@ function state(cause) {
     for (let i = 0; i < child.timers.length; i++) push(s.timers, child.timers[i] - origin);
     s.requests += child.requests;
     s.workers += child.workers;
+    if (s.realTime === null && child.realTime !== null) s.realTime = child.realTime;
     s.frames += child.frames + (child.loading ? 1 : 0);
     s.opened += child.opened;
     if (child.next !== null && (next === null || child.next - origin < next)) next = child.next - origin;
@@ -180,7 +239,8 @@ function encode(s) {
   let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"workers":' + number(s.workers)
     + ',"frames":' + number(s.frames)
     + ',"opened":' + number(s.opened)
-    + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null');
+    + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null')
+    + ',"realTime":' + (typeof s.realTime === 'string' ? quote(s.realTime) : 'null');
   if (VIRTUAL_CLOCK) {
     text += ',"offset":' + number(s.offset) + ',"next":' + number(s.next) + ',"childNext":' + number(s.childNext)
       + ',"animationFrames":' + number(s.animationFrames);
@@ -197,7 +257,7 @@ function tellParent(s) {
   try { loading = apply(readyState, document, []) !== 'complete'; } catch (e) {}
   const opened = loading && scriptOpened ? 1 : 0;
   const message = { timers: epoch, requests: s.requests, workers: s.workers, frames: s.frames, opened: s.opened + opened, loading: loading && !opened,
-                    next: s.next === null || s.next === undefined ? null : s.next + origin, cause: s.cause };
+                    next: s.next === null || s.next === undefined ? null : s.next + origin, cause: s.cause, realTime: s.realTime };
   postTo(parentWindow, { [FRAME_STATE]: message });
 }
 function tell(cause) {
@@ -230,6 +290,7 @@ listen(window, 'message', (e) => {
   if (isArray(m.timers)) for (let i = 0; i < m.timers.length && due.length < 1000; i++) if (finite(m.timers[i])) push(due, m.timers[i]);
   apply(mapSet, children, [source, { timers: due, requests: count(m.requests), workers: count(m.workers), frames: count(m.frames),
                                      opened: count(m.opened),
+                                     realTime: typeof m.realTime === 'string' ? apply(stringSlice, m.realTime, [0, 200]) : null,
                                      loading: m.loading === true,
                                      next: finite(m.next) ? m.next : null }]);
   tell(typeof m.cause === 'string' ? m.cause : null);
@@ -260,7 +321,8 @@ let scriptOpened = false;
 if (isChild) {
   listen(window, 'load', () => tell(null));
   listen(window, 'pagehide', () => {
-    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, loading: false, next: null } });
+    postTo(parentWindow, { [FRAME_STATE]: { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, loading: false, next: null,
+                                            realTime: null } });
   });
   tell(null);
 } else if (!VIRTUAL_CLOCK) {
@@ -296,7 +358,7 @@ if (!VIRTUAL_CLOCK) {
       }
     };
     id = nativeSetTimeout(wrapped, ms);
-    if (!periodic) { apply(mapSet, timers, [id, now() + ms]); tell(null); }
+    if (!periodic) { pend(id, now() + ms); tell(null); }
     return id;
   } }.setTimeout, window.setTimeout));
   replace(window, 'clearTimeout', disguise({ clearTimeout() {
@@ -366,6 +428,134 @@ if (typeof window.Worker === 'function') {
       return apply(nativeTerminate, this, arrayOf(arguments, 0));
     } }.terminate, nativeTerminate));
   }
+}
+
+// --- time the hooks do not move ------------------------------------------------------------
+// The virtual clock may jump only over time the hooks move: their timers and animation frames,
+// the document's animations (seeked by each jump, SVG's too), and the requests and workers they
+// count. A page can keep time in other ways, whose clock is real and can change the page at any
+// moment: while one is in use the clock does not jump (its time passes at real speed), and the
+// state names the first (`realTime`) for the log and the report. Not pending work: none of them
+// holds the verdict. Counted from construction until the page closes it (a socket, an event
+// source, a channel, a peer connection, an audio context), or for good (a shared worker, a
+// service worker's control); looked at when the state is told (media playing, `<marquee>`,
+// an animation the document does not list, `Atomics.waitAsync` waiting).
+const holders = new NativeMap();   // reason -> how many hold the clock now
+function hold(reason, delta) {
+  const count = (apply(mapGet, holders, [reason]) || 0) + delta;
+  if (count > 0) apply(mapSet, holders, [reason, count]); else apply(mapDelete, holders, [reason]);
+  tell(null);
+}
+// Wraps the constructor `name` of `window` so that each object it makes holds the clock under
+// `reason` until `ended(object, end)` calls `end` (for good when it never does).
+function holdWhileOpen(name, reason, ended) {
+  const Native = window[name];
+  if (typeof Native !== 'function') return;
+  const Held = { [name]: function () {
+    if (new.target === undefined) return apply(Native, this, arrayOf(arguments, 0));
+    const object = construct(Native, arrayOf(arguments, 0), new.target);
+    let open = true;
+    hold(reason, 1);
+    try { ended(object, () => { if (open) { open = false; hold(reason, -1); } }); } catch (e) {}
+    return object;
+  } }[name];
+  standIn(Held, Native);
+  replace(window, name, disguise(Held, Native));
+}
+// Ends a count when `methodName` of `proto` is called (a close).
+function endOnCall(proto, methodName, ends) {
+  const native = proto && proto[methodName];
+  if (typeof native !== 'function') return;
+  replace(proto, methodName, disguise({ [methodName]() {
+    const end = apply(weakGet, ends, [this]);
+    if (end) end();
+    return apply(native, this, arrayOf(arguments, 0));
+  } }[methodName], native));
+}
+if (VIRTUAL_CLOCK) {
+  const closes = new NativeWeakMap();
+  const onClose = (event) => (object, end) => { apply(weakSet, closes, [object, end]); listen(object, event, end); };
+  holdWhileOpen('SharedWorker', 'a SharedWorker (its clock is real)', () => {});
+  holdWhileOpen('WebSocket', 'an open WebSocket', onClose('close'));
+  endOnCall(window.WebSocket && WebSocket.prototype, 'close', closes);
+  holdWhileOpen('EventSource', 'an open EventSource', (source, end) => {
+    apply(weakSet, closes, [source, end]);
+    listen(source, 'error', () => { try { if (source.readyState === 2) end(); } catch (e) {} });
+  });
+  endOnCall(window.EventSource && EventSource.prototype, 'close', closes);
+  holdWhileOpen('BroadcastChannel', 'an open BroadcastChannel', (channel, end) => apply(weakSet, closes, [channel, end]));
+  endOnCall(window.BroadcastChannel && BroadcastChannel.prototype, 'close', closes);
+  holdWhileOpen('RTCPeerConnection', 'an RTCPeerConnection', (connection, end) => apply(weakSet, closes, [connection, end]));
+  endOnCall(window.RTCPeerConnection && RTCPeerConnection.prototype, 'close', closes);
+  for (const name of ['AudioContext', 'webkitAudioContext']) {
+    holdWhileOpen(name, 'an AudioContext', (context, end) => apply(weakSet, closes, [context, end]));
+    endOnCall(window[name] && window[name].prototype, 'close', closes);
+  }
+  // Atomics.waitAsync: its promise settles on the real clock.
+  if (typeof Atomics === 'object' && typeof Atomics.waitAsync === 'function') {
+    const nativeWaitAsync = Atomics.waitAsync;
+    const promiseThen = Promise.prototype.then;
+    replace(Atomics, 'waitAsync', disguise({ waitAsync() {
+      const result = apply(nativeWaitAsync, Atomics, arrayOf(arguments, 0));
+      if (result && result.async === true) {
+        hold('Atomics.waitAsync waiting', 1);
+        const done = () => hold('Atomics.waitAsync waiting', -1);
+        try { apply(promiseThen, result.value, [done, done]); } catch (e) {}
+      }
+      return result;
+    } }.waitAsync, nativeWaitAsync));
+  }
+}
+// Animations made with `new Animation(...)`: one whose effect has no target, or a target out of
+// the document, is not among the document's animations, which a jump seeks; while one runs the
+// clock is real.
+const made = [];
+if (VIRTUAL_CLOCK && typeof window.Animation === 'function') {
+  const NativeAnimation = window.Animation;
+  const MadeAnimation = { Animation: function () {
+    if (new.target === undefined) return apply(NativeAnimation, this, arrayOf(arguments, 0));
+    const animation = construct(NativeAnimation, arrayOf(arguments, 0), new.target);
+    if (made.length < 1000) push(made, animation);
+    return animation;
+  } }.Animation;
+  standIn(MadeAnimation, NativeAnimation);
+  replace(window, 'Animation', disguise(MadeAnimation, NativeAnimation));
+}
+const animationState = window.Animation ? getter(Animation.prototype, 'playState') : null;
+const animationEffect = window.Animation ? getter(Animation.prototype, 'effect') : null;
+const effectTarget = window.KeyframeEffect ? getter(KeyframeEffect.prototype, 'target') : null;
+const connected = getter(Node.prototype, 'isConnected');
+const mediaPaused = window.HTMLMediaElement ? getter(HTMLMediaElement.prototype, 'paused') : null;
+const mediaEnded = window.HTMLMediaElement ? getter(HTMLMediaElement.prototype, 'ended') : null;
+const byTag = Document.prototype.getElementsByTagName;
+const liveByTag = (tag) => { try { return apply(byTag, document, [tag]); } catch (e) { return []; } };
+const marquees = liveByTag('marquee'), videos = liveByTag('video'), audios = liveByTag('audio');
+const serviceWorkers = window.navigator && navigator.serviceWorker ? navigator.serviceWorker : null;
+const controller = window.ServiceWorkerContainer ? getter(ServiceWorkerContainer.prototype, 'controller') : null;
+function playing(list) {
+  for (let i = 0; i < list.length; i++) {
+    try { if (!read(mediaPaused, list[i], 'paused') && !read(mediaEnded, list[i], 'ended')) return true; } catch (e) {}
+  }
+  return false;
+}
+function heldBy() {
+  if (!VIRTUAL_CLOCK) return null;
+  let first = null;
+  apply(mapForEach, holders, [(count, reason) => { if (first === null) first = reason; }]);
+  if (first !== null) return first;
+  if (marquees.length) return 'a <marquee> scrolling';
+  if (playing(videos) || playing(audios)) return 'media playing';
+  for (let i = 0; i < made.length; i++) {
+    try {
+      const state = read(animationState, made[i], 'playState');
+      if (state !== 'running') continue;
+      const effect = read(animationEffect, made[i], 'effect');
+      const target = effect ? read(effectTarget, effect, 'target') : null;
+      if (!target || !read(connected, target, 'isConnected')) return 'an animation the document does not list';
+    } catch (e) {}
+  }
+  try { if (serviceWorkers && read(controller, serviceWorkers, 'controller')) return 'a service worker controls the page'; } catch (e) {}
+  return null;
 }
 
 // --- the virtual clock ---------------------------------------------------------------------
@@ -528,12 +718,18 @@ function installVirtualClock() {
   // ticks pays on every one.
   const TASK_TAG = '__pageheightTimerTask';
   const postTask = () => postTo(window, { [TASK_TAG]: true });
+  // The timers in due order (equal dues in creation order), `{t, due, order}`: an entry whose
+  // timer was cleared, or re-armed since (a periodic one), is dropped when it comes to the top.
+  const queue = [];
+  const runsFirst = (a, b) => a.due < b.due || (a.due === b.due && a.order < b.order);
+  function enqueue(t) { heapPush(queue, { t: t, due: t.due, order: t.order }, runsFirst); }
   function earliest() {
-    let first = null;
-    apply(mapForEach, virtualTimers, [(t) => {
-      if (!first || t.due < first.due || (t.due === first.due && t.order < first.order)) first = t;
-    }]);
-    return first;
+    while (queue.length) {
+      const top = queue[0];
+      if (apply(mapGet, virtualTimers, [top.t.id]) === top.t && top.due === top.t.due && top.order === top.t.order) return top.t;
+      heapPop(queue, runsFirst);
+    }
+    return null;
   }
   nextDue = () => { const first = earliest(); return first ? first.due : null; };
   // While any timer is set, the native timer is armed or a task is posted: a new timer needs a
@@ -568,6 +764,7 @@ function installVirtualClock() {
       t.nesting++;
       t.due = virtualNow() + (t.nesting > 5 ? mathMax(t.repeat, 4) : t.repeat);
       t.order = ++lastOrder;
+      enqueue(t);
     }
     const oneShot = apply(mapDelete, timers, [t.id]);
     arm(); // the next due timer gets a task of its own, whatever this one does
@@ -607,16 +804,18 @@ function installVirtualClock() {
     runUntil = null;
     if (to > virtualNow()) moveTo(offset + (to - virtualNow()));
   }
-  function add(handler, delay, args, repeating) {
+  // `pending` false: a timer the settle rule does not wait for (an `AbortSignal.timeout`'s).
+  function add(handler, delay, args, repeating, pending = true) {
     const ms = mathMax(0, NativeNumber(delay) | 0); // the engine's conversion (WebIDL long): Infinity is 0
     const level = nesting + 1;
     const id = ++lastId;
     const t = { id: id, due: virtualNow() + (level > 5 ? mathMax(ms, 4) : ms), order: ++lastOrder, handler: handler,
                 args: args, delay: ms, repeat: repeating ? ms : null, nesting: level };
     apply(mapSet, virtualTimers, [id, t]);
+    enqueue(t);
     // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
-    const oneShot = !repeating && !(runningTimerDelay !== null && runningTimerDelay === ms);
-    if (oneShot) apply(mapSet, timers, [id, t.due]);
+    const oneShot = pending && !repeating && !(runningTimerDelay !== null && runningTimerDelay === ms);
+    if (oneShot) pend(id, t.due);
     if (!posted && !(armed && armed.due <= t.due)) arm(t);
     if (runUntil === null || oneShot) tell(null);
     return id;
@@ -634,8 +833,42 @@ function installVirtualClock() {
   replace(window, 'clearTimeout', disguise({ clearTimeout(id = 0) { clear(id); } }.clearTimeout, window.clearTimeout));
   replace(window, 'clearInterval', disguise({ clearInterval(id = 0) { clear(id); } }.clearInterval, window.clearInterval));
 
+  // `AbortSignal.timeout(ms)`: a signal that one of these timers aborts, so that the clock moves
+  // it as it moves `setTimeout` (the engine's runs on the real clock). Bad input gets the
+  // engine's own error: the native function checks it first (its own signal is left to lapse).
+  if (window.AbortSignal && typeof AbortSignal.timeout === 'function' && typeof window.AbortController === 'function') {
+    const nativeTimeout = AbortSignal.timeout;
+    const NativeController = window.AbortController;
+    const abort = AbortController.prototype.abort;
+    const signalOf = getter(AbortController.prototype, 'signal');
+    const NativeDOMException = window.DOMException;
+    replace(AbortSignal, 'timeout', disguise({ timeout(ms) {
+      apply(nativeTimeout, AbortSignal, [ms]);
+      const controller = construct(NativeController, []);
+      add(() => apply(abort, controller, [construct(NativeDOMException, ['The operation timed out.', 'TimeoutError'])]),
+          ms, [], false, false);
+      return read(signalOf, controller, 'signal');
+    } }.timeout, nativeTimeout));
+  }
+
   // --- jumps ---
+  // SVG animations (SMIL) run on each outermost <svg>'s own clock: moved with the page's.
+  const svgRoots = (() => { try { return apply(Document.prototype.getElementsByTagNameNS, document, ['http://www.w3.org/2000/svg', 'svg']); } catch (e) { return []; } })();
+  const svgProto = window.SVGSVGElement ? SVGSVGElement.prototype : null;
+  const svgTime = svgProto && svgProto.getCurrentTime, svgSetTime = svgProto && svgProto.setCurrentTime;
+  const svgPaused = svgProto && svgProto.animationsPaused, svgOwner = svgProto ? getter(SVGElement.prototype, 'ownerSVGElement') : null;
+  function advanceSVG(delta) {
+    if (!svgSetTime) return;
+    for (let i = 0; i < svgRoots.length; i++) {
+      const root = svgRoots[i];
+      try {
+        if (read(svgOwner, root, 'ownerSVGElement') || apply(svgPaused, root, [])) continue;
+        apply(svgSetTime, root, [apply(svgTime, root, []) + delta / 1000]);
+      } catch (e) {}
+    }
+  }
   function advanceAnimations(delta) {
+    try { advanceSVG(delta); } catch (e) {}
     if (!getAnimations) return;
     const list = apply(getAnimations, document, []);
     for (let i = 0; i < list.length; i++) {

@@ -63,7 +63,10 @@ function value() {
 // `animationFrames`: the top frame's animation frame callbacks waiting for a frame (virtual clock).
 // `opened`: child frames whose document a script opened and has not closed (see hooks.js).
 // `workers`: dedicated workers running, in any frame (see hooks.js).
-let hooked = { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0 };
+// `realTime`: the first way of keeping time the hooks do not move that the page uses now, in any
+// frame (see hooks.js), or null.
+let hooked = { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0,
+               realTime: null };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
   try { state = JSON.parse(e.detail); } catch (error) { return; }
@@ -77,15 +80,21 @@ window.addEventListener(STATE_EVENT, (e) => {
              offset: finite(state.offset) && state.offset > 0 ? state.offset : 0,
              next: finite(state.next) ? state.next : null,
              childNext: finite(state.childNext) ? state.childNext : null,
-             animationFrames: finite(state.animationFrames) ? Math.floor(Math.max(0, Math.min(state.animationFrames, 1000000))) : 0 };
+             animationFrames: finite(state.animationFrames) ? Math.floor(Math.max(0, Math.min(state.animationFrames, 1000000))) : 0,
+             realTime: typeof state.realTime === 'string' ? kept(state.realTime, TEXT_KEPT) : null };
   // The page can send this event itself: its cause is capped like every string it controls.
   schedule(typeof state.cause === 'string' ? kept(state.cause, TEXT_KEPT) : null);
 });
 // The page's clock: its time now and its earliest due timer (virtual ms), and the jumps so far.
 const virtualNow = () => now() + hooked.offset;
+// `animationEnd`: when the first running finite animation of the document ends (virtual ms, as
+// the last reading of pending work found it), or null: a jump stops there, so that its end event
+// comes at its own time.
+let animationEnd = null;
 function clock() {
   return { now: virtualNow(), offset: hooked.offset, next: hooked.next, childNext: hooked.childNext,
-           oneShot: hooked.timers.length ? hooked.timers[0] : null, animationFrames: hooked.animationFrames };
+           oneShot: hooked.timers.length ? hooked.timers[0] : null, animationFrames: hooked.animationFrames,
+           animationEnd: animationEnd };
 }
 // Jumps the page's clock to `to` (virtual ms) if that is ahead; the hooks answer before the
 // dispatch returns. Returns the clock after it, as JSON text. On the real clock nothing listens.
@@ -141,13 +150,21 @@ function pending() {
     if (!img.complete && img.loading !== 'lazy' && (img.currentSrc || img.src)) images++;
   }
   let animations = 0;
+  let firstEnd = null;
   if (document.getAnimations) {
     for (const a of document.getAnimations()) {
       if (a.playState !== 'running') continue;
       const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
-      if (timing && isFinite(timing.endTime)) animations++;
+      if (!timing || !isFinite(timing.endTime)) continue;
+      animations++;
+      const rate = a.playbackRate, at = a.currentTime;
+      if (rate > 0 && typeof at === 'number' && isFinite(at)) {
+        const left = Math.max(0, (timing.endTime - at) / rate);
+        if (firstEnd === null || left < firstEnd) firstEnd = left;
+      }
     }
   }
+  animationEnd = firstEnd === null ? null : virtualNow() + firstEnd;
   const t = virtualNow();
   const due = [];
   for (const at of hooked.timers) due.push(Math.max(0, at - t) / 1000);
@@ -159,13 +176,14 @@ function pending() {
     fonts: fontsLoading(),
     requests: hooked.requests,
     workers: hooked.workers,
+    realTime: hooked.realTime,
     frames: hooked.frames,
     timers: due,
     animations: animations,
   };
 }
 function pendingKey(p) {
-  return [p.document, p.images, p.fonts, p.requests, p.workers, p.frames, p.timers.length, p.animations].join();
+  return [p.document, p.images, p.fonts, p.requests, p.workers, p.realTime, p.frames, p.timers.length, p.animations].join();
 }
 
 // --- reporting ---------------------------------------------------------------------------
