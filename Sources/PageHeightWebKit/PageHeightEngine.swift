@@ -22,6 +22,8 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// (`shared(fonts:scale:languages:)`).
     public let scale: Int
     public let languages: [String]
+    /// The device whose font families pages are rendered with (`shared(fonts:scale:languages:families:)`).
+    public let families: DeviceFonts
 
     private static let instance = Mutex<PageHeightEngine?>(nil)
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
@@ -35,13 +37,20 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// `languages` the ones pages are asked for (`Accept-Language`, `navigator.language`): one each
     /// per process too (a web process takes the languages when it starts and keeps them), so a
     /// measurement whose device (`--device`) or languages (`--lang`) differ is a `load-error`.
+    /// `families` are the device's font families (`DeviceFonts.of(device)`), part of the font
+    /// configuration: one per process as well.
     public static func shared(fonts: FontChoice = FontChoice(), scale: Int = 1,
-                              languages: [String] = MeasureOptions.defaultLanguages) throws -> PageHeightEngine {
+                              languages: [String] = MeasureOptions.defaultLanguages,
+                              families: DeviceFonts = .desktop) throws -> PageHeightEngine {
         try instance.withLock { instance in
             if let instance {
                 guard instance.fonts == fonts else {
                     throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
                         + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
+                }
+                guard instance.families == families else {
+                    throw EngineError.fontsUnavailable("the engine already renders with the \(instance.families.rawValue) "
+                        + "device's font families, not the \(families.rawValue) device's; one font configuration per process")
                 }
                 guard instance.scale == scale else {
                     throw EngineError.scaleUnavailable("the engine already renders at scale \(instance.scale), not \(scale); "
@@ -53,21 +62,22 @@ public final class PageHeightEngine: @unchecked Sendable {
                 }
                 return instance
             }
-            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages)
+            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages, families: families)
             instance = engine
             return engine
         }
     }
 
-    private init(fonts: FontChoice, scale: Int, languages: [String]) throws {
+    private init(fonts: FontChoice, scale: Int, languages: [String], families: DeviceFonts) throws {
         self.fonts = fonts
+        self.families = families
         self.scale = scale
         self.languages = languages
         // GDK's scale is the web views' device scale factor (`devicePixelRatio`, `srcset`'s
         // choice, snapshots' pixels), one for the process; a scale in the user's environment
         // would change every height's images.
         setenv("GDK_SCALE", "\(scale)", 1)
-        let resolvedFonts = try FontConfiguration.resolve(fonts)
+        let resolvedFonts = try FontConfiguration.resolve(fonts, families: families)
         fontSet = resolvedFonts.set
         setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
         setenv("NO_AT_BRIDGE", "1", 1)
@@ -162,6 +172,12 @@ public final class PageHeightEngine: @unchecked Sendable {
             report = ReportBuilder.inputError(url: page.url, message: "this measurement asks for the languages "
                 + (options.languages ?? MeasureOptions.defaultLanguages).joined(separator: ",") + "; the engine asks for "
                 + languages.joined(separator: ",") + " (one language list per process: start the engine with them)",
+                options: options)
+        } else if DeviceFonts.of(options.deviceProfile.name) != families {
+            let device = options.deviceProfile.name
+            report = ReportBuilder.inputError(url: page.url, message: "this measurement's device (\(device.rawValue)) renders "
+                + "with the \(DeviceFonts.of(device).rawValue) device's font families; the engine renders with the "
+                + "\(families.rawValue) device's (one font configuration per process: start the engine with the device's)",
                 options: options)
         } else if let asked = options.fonts, asked != fonts {
             let problem = EngineError.fontsUnavailable("this measurement asks for \(asked.mode.rawValue) fonts and "

@@ -82,7 +82,8 @@ func run() async -> Int32 {
 func startEngine(for options: MeasureOptions) -> PageHeightEngine? {
     do {
         return try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
-                                           languages: options.languages ?? MeasureOptions.defaultLanguages)
+                                           languages: options.languages ?? MeasureOptions.defaultLanguages,
+                                           families: DeviceFonts.of(options.deviceProfile.name))
     } catch {
         FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
         return nil

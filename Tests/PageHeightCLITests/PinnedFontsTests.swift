@@ -36,15 +36,16 @@ struct PinnedFontsTests {
             == ["fonts-dejavu-core": "2.37-6", "fonts-noto-cjk": "1:20220127+repack1-1"])
     }
 
-    /// The setup installs exactly the packages pinned mode renders with: one list in each place,
-    /// kept equal here.
+    /// The setup installs exactly the packages pinned mode renders with, then the devices' (one
+    /// list in each place, kept equal here).
     @Test func setupInstallsExactlyThePinnedPackages() throws {
         let setup = try String(contentsOf: Self.root.appendingPathComponent("scripts/lib/setup.sh"), encoding: .utf8)
         let start = try #require(setup.range(of: "PAGEHEIGHT_PACKAGES=("))
         let end = try #require(setup[start.upperBound...].firstIndex(of: ")"))
         let installed = setup[start.upperBound..<end].split(whereSeparator: { $0 == " " || $0 == "\n" })
             .map(String.init).filter { $0.hasPrefix("fonts-") }
-        #expect(installed == PinnedFonts.packages)
+        #expect(installed == PinnedFonts.packages + DeviceFonts.allPackages)
+        #expect(Set(DeviceFonts.allCases.flatMap(\.packages)) == Set(DeviceFonts.allPackages))
     }
 
     /// The container recipe installs through the setup script in both stages (the build, as the
@@ -201,5 +202,21 @@ struct PinnedFontsTests {
         let data = try JSONEncoder().encode(options)
         #expect(!String(decoding: data, as: UTF8.self).contains("fonts"))
         #expect(try JSONDecoder().decode(MeasureOptions.self, from: data).fonts == nil)
+    }
+}
+
+/// A device's families in the generated fonts.conf: the desktop's text has none of them.
+struct DeviceFontsConfTests {
+    @Test func onlyADevicesConfigurationMapsItsFamilies() {
+        let desktop = FontsConf.pinned(fontFiles: [], fontDirectories: [], directories: [], snippets: [], cache: "/c")
+        #expect(desktop == FontsConf.pinned(fontFiles: [], fontDirectories: [], directories: [], snippets: [], cache: "/c",
+                                            families: .desktop))
+        #expect(!desktop.contains("device's families") && desktop.contains("<family>DejaVu Serif</family>"))
+        let ios = FontsConf.pinned(fontFiles: [], fontDirectories: [], directories: [], snippets: [], cache: "/c", families: .ios)
+        #expect(ios.contains("<alias binding=\"same\"><family>serif</family><prefer><family>Liberation Serif</family></prefer></alias>"))
+        #expect(ios.contains("<family>Georgia</family><prefer><family>P052</family>"))
+        #expect(!ios.contains("<family>DejaVu Serif</family>"))
+        #expect(DeviceFonts.of(.ipad) == .ios && DeviceFonts.ios.standardFamily == "serif")
+        #expect(DeviceFonts.android.standIn(for: "ARIAL")?.face == "Roboto")
     }
 }

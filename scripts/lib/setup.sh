@@ -7,12 +7,15 @@
 # CJK face it falls back to whatever font a machine happens to have, or to empty boxes);
 # installing the same packages everywhere makes CI and a fresh machine alike. They are also the
 # only fonts pageheight renders with by default (--fonts pinned): the list is repeated in
-# Sources/PageHeightCore/Fonts/PinnedFonts.swift, and a unit test keeps the two equal.
+# Sources/PageHeightCore/Fonts/PinnedFonts.swift, and a unit test keeps the two equal. After them
+# the faces that stand in for a phone's fonts under --device (URW's base 35, Roboto, Noto), seen
+# only by a device's pages: Sources/PageHeightCore/Fonts/DeviceFonts.swift lists them.
 set -euo pipefail
 
 # libglvnd-core-dev: the EGL vendor interface that libPageHeightEGL.so implements.
 PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev libglvnd-core-dev pkg-config xvfb xauth dbus-daemon
-                     fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
+                     fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk
+                     fonts-urw-base35 fonts-crosextra-carlito fonts-roboto-unhinted fonts-noto-core)
 # chromium: the check report's test opens the HTML report in headless Chromium. Not for running
 # pageheight: the Containerfile's image sets PAGEHEIGHT_SETUP=runtime and goes without it.
 PAGEHEIGHT_TEST_PACKAGES=(chromium)

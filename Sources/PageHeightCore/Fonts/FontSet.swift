@@ -22,8 +22,13 @@ public struct FontSet: Codable, Sendable, Equatable {
     /// SHA-256 (hex) of those files' sorted list of `path<TAB>size<LF>` lines (a `--font-dir`
     /// file's path taken inside its directory): equal digests, the same files.
     public var digest: String
+    /// The device whose families the set maps (`DeviceFonts`); nil: the desktop's, the pinned
+    /// set as it is.
+    public var families: DeviceFonts?
 
-    public init(mode: FontChoice.Mode, packages: [Package], directories: [String], files: Int, digest: String) {
+    public init(mode: FontChoice.Mode, packages: [Package], directories: [String], files: Int, digest: String,
+                families: DeviceFonts? = nil) {
         (self.mode, self.packages, self.directories, self.files, self.digest) = (mode, packages, directories, files, digest)
+        self.families = families
     }
 }

@@ -10,8 +10,10 @@ package enum FontsConf {
     /// and `directories`; the generic families resolve to `PinnedFonts.genericFamilies`; the
     /// rules come from `snippets` (full paths, in the order given), never from the machine's
     /// `/etc/fonts`. Caches are written to `cache` and read from there or from the system's.
+    /// A device's `families` (not the desktop's) map the generic families and the device's named
+    /// ones to their stand-ins instead; the desktop's text is the pinned set's alone.
     package static func pinned(fontFiles: [String], fontDirectories: [String], directories: [String], snippets: [String],
-                       cache: String) -> String {
+                       cache: String, families: DeviceFonts = .desktop) -> String {
         var lines = header
         lines.append("  <!-- pageheight's pinned fonts: the packages' files and the font directories given, nothing else -->")
         for directory in fontDirectories + directories { lines.append("  <dir>\(escaped(directory))</dir>") }
@@ -28,7 +30,14 @@ package enum FontsConf {
         lines.append("    <rejectfont><glob>*</glob></rejectfont>")
         lines.append("  </selectfont>")
         // Before the snippets: a family's first `prefer` wins.
-        for (generic, faces) in PinnedFonts.genericFamilies {
+        if families != .desktop {
+            lines.append("  <!-- the \(families.rawValue) device's families -->")
+            for standIn in families.standIns {
+                lines.append("  <alias binding=\"same\"><family>\(escaped(standIn.family))</family>"
+                    + "<prefer><family>\(escaped(standIn.face))</family></prefer></alias>")
+            }
+        }
+        for (generic, faces) in PinnedFonts.genericFamilies where families == .desktop {
             let preferred = faces.map { "<family>\(escaped($0))</family>" }.joined()
             lines.append("  <alias binding=\"same\"><family>\(generic)</family><prefer>\(preferred)</prefer></alias>")
         }

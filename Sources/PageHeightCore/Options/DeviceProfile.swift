@@ -6,9 +6,9 @@
 /// `isMobile`), the list Playwright and Puppeteer users emulate devices with.
 ///
 /// Which of them the engine itself takes and which only the page's scripts see is the table in
-/// docs/devices.md: the user agent, the viewport and the scale are the engine's; touch, hover,
-/// pointer, the screen and `navigator.platform` are what scripts read (the hooks), not what the
-/// engine's own media queries in style sheets answer.
+/// docs/devices.md: the user agent, the viewport, the scale and the font families
+/// (`DeviceFonts`) are the engine's; touch, hover, pointer, the screen and `navigator.platform`
+/// are what scripts read and what hover and pointer conditions in style sheets answer (the hooks).
 public struct DeviceProfile: Sendable, Equatable {
     public enum Name: String, CaseIterable, Codable, Sendable {
         case desktop, iphone, ipad, android
@@ -26,7 +26,8 @@ public struct DeviceProfile: Sendable, Equatable {
     /// `screen.width` and `screen.height` in CSS px; nil: the display's.
     public let screen: (width: Int, height: Int)?
     /// `navigator.maxTouchPoints`; above 0, the device has touch: `ontouchstart` is there, and
-    /// `(hover: none)`, `(pointer: coarse)` and their `any-` forms hold for scripts.
+    /// `(hover: none)`, `(pointer: coarse)` and their `any-` forms hold for scripts and in the
+    /// style sheets the page can read.
     public let touchPoints: Int
     /// `navigator.platform`; nil: the engine's own.
     public let platform: String?

@@ -15,9 +15,11 @@ public struct MeasuredWith: Codable, Sendable, Equatable {
         public var packages: [FontSet.Package]
         public var files: Int
         public var digest: String
+        /// A device's families (`DeviceFonts`); nil: the desktop's.
+        public var families: DeviceFonts?
 
         public init(_ set: FontSet) {
-            (mode, packages, files, digest) = (set.mode, set.packages, set.files, set.digest)
+            (mode, packages, files, digest, families) = (set.mode, set.packages, set.files, set.digest, set.families)
         }
     }
 
@@ -43,6 +45,9 @@ extension MeasuredWith.Fonts {
     /// The mode, else the packages that came, went or changed version, else the files.
     func differences(from old: Self) -> [String] {
         if old.mode != mode { return ["fonts \(old.mode.rawValue) → \(mode.rawValue)"] }
+        if old.families != families {
+            return ["font families \(old.families?.rawValue ?? "desktop") → \(families?.rawValue ?? "desktop")"]
+        }
         let before = Dictionary(old.packages.map { ($0.name, $0.version) }, uniquingKeysWith: { first, _ in first })
         let after = Dictionary(packages.map { ($0.name, $0.version) }, uniquingKeysWith: { first, _ in first })
         var phrases: [String] = []

@@ -15,10 +15,15 @@ enum FontConfiguration {
         var packageDirectories: [String]
         /// Pinned: fontconfig's snippets and the pinned packages' own, in the order to include.
         var snippets: [String]
+        /// Pinned: the device whose families the configuration maps.
+        var families: DeviceFonts
     }
 
-    /// Reads dpkg's files and lists the fonts; throws when a pinned package is not installed.
-    static func resolve(_ choice: FontChoice) throws -> Resolved {
+    /// Reads dpkg's files and lists the fonts; throws when a pinned package, or one of a device's
+    /// `families`, is not installed. A device's families apply to pinned fonts only: with
+    /// `--fonts system` the machine's configuration resolves every family.
+    static func resolve(_ choice: FontChoice, families: DeviceFonts = .desktop) throws -> Resolved {
+        let families = choice.mode == .pinned ? families : .desktop
         var packages: [FontSet.Package] = []
         var packageFiles: [String] = []
         var snippets = PinnedFonts.fontconfigSnippets(withFontDirectories: !choice.directories.isEmpty)
@@ -35,6 +40,16 @@ enum FontConfiguration {
                 // The snippets a package enables by itself, as its links in /etc/fonts/conf.d.
                 snippets += files.filter { $0.hasPrefix("/etc/fonts/conf.d/") && $0.hasSuffix(".conf") }
             }
+            // A device's packages: only the faces its table names, without the packages' own
+            // snippets (their aliases are the table's business).
+            for name in families.packages {
+                guard let version = versions[name], let files = DpkgDatabase.files(of: name) else {
+                    throw EngineError.fontsUnavailable("the font package \(name) of the \(families.rawValue) device's families is "
+                        + "not installed (scripts/lib/setup.sh installs it)")
+                }
+                packages.append(FontSet.Package(name: name, version: version))
+                packageFiles += files.filter { families.shows($0) && isFont($0) && isFile($0) }
+            }
         }
         let directoryFiles = choice.directories.map { (directory: $0, files: fontFiles(under: $0)) }
         // A --font-dir's files by their path inside it: a suite's fonts checked out in two places
@@ -47,14 +62,16 @@ enum FontConfiguration {
         defer { g_free(checksum) }
         let digest = String(cString: checksum)
         let set = FontSet(mode: choice.mode, packages: packages, directories: choice.directories,
-                          files: packageFiles.count + directoryFiles.reduce(0) { $0 + $1.files.count }, digest: digest)
+                          files: packageFiles.count + directoryFiles.reduce(0) { $0 + $1.files.count }, digest: digest,
+                          families: families == .desktop ? nil : families)
         var directories: [String] = []
         for file in packageFiles {
             let directory = (file as NSString).deletingLastPathComponent
             if !directories.contains(directory) { directories.append(directory) }
         }
         snippets.sort { ($0 as NSString).lastPathComponent < ($1 as NSString).lastPathComponent }
-        return Resolved(set: set, packageFiles: packageFiles, packageDirectories: directories, snippets: snippets)
+        return Resolved(set: set, packageFiles: packageFiles, packageDirectories: directories, snippets: snippets,
+                        families: families)
     }
 
     /// Writes `fonts.conf` into `directory` and sets `FONTCONFIG_FILE`; with `--fonts system` and
@@ -65,7 +82,8 @@ enum FontConfiguration {
         switch resolved.set.mode {
         case .pinned:
             text = FontsConf.pinned(fontFiles: resolved.packageFiles, fontDirectories: resolved.packageDirectories,
-                                    directories: resolved.set.directories, snippets: resolved.snippets, cache: cache)
+                                    directories: resolved.set.directories, snippets: resolved.snippets, cache: cache,
+                                    families: resolved.families)
         case .system:
             guard !resolved.set.directories.isEmpty else { return }
             text = FontsConf.system(base: systemConfiguration(), directories: resolved.set.directories, cache: cache)

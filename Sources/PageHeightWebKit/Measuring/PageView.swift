@@ -173,6 +173,7 @@ final class PageView {
     private static func applySettings(_ options: MeasureOptions, to settings: UnsafeMutablePointer<WebKitSettings>?) {
         webkit_settings_set_enable_javascript(settings, options.javascript ? 1 : 0)
         Self.setFontSize(options.fontSize, in: settings)
+        FamilySettings.apply(DeviceFonts.of(options.deviceProfile.name), to: settings)
         webkit_settings_set_default_charset(settings, "UTF-8")
         webkit_settings_set_enable_page_cache(settings, 0)
         webkit_settings_set_allow_file_access_from_file_urls(settings, 0)
@@ -445,6 +446,7 @@ final class PageView {
         webkit_user_content_manager_add_script(manager, script)
         // Nil gives the engine's own user agent back.
         webkit_settings_set_user_agent(webkit_web_view_get_settings(view), device.userAgent)
+        FamilySettings.apply(DeviceFonts.of(device.name), to: webkit_web_view_get_settings(view))
         hooks = (script, virtual, device.name)
     }
 

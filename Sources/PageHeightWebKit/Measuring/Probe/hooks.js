@@ -1002,28 +1002,261 @@ function installDevice(device) {
     handlerProperty(window.HTMLElement && HTMLElement.prototype, names[i]);
   }
 
-  // matchMedia: each hover or pointer feature of the query becomes a condition that always or
-  // never holds, as a touch device answers it; the list keeps the query's text.
+  // matchMedia and style sheets: each hover or pointer feature of a query becomes a condition
+  // that always or never holds, as a touch device answers it (`touchMedia`).
+  const touchMedia = touchMediaRewriter();
+  installTouchStyles(touchMedia);
   const nativeMatchMedia = window.matchMedia;
   if (typeof nativeMatchMedia !== 'function') return;
-  const feature = /\(\s*(any-)?(hover|pointer)\s*(?::\s*([a-z]+)\s*)?\)/gi;
-  defineProperty(feature, 'exec', { value: RegExp.prototype.exec });
-  const regexpReplace = RegExp.prototype[Symbol.replace];
-  const lower = String.prototype.toLowerCase;
-  const always = '(min-width: 0px)', never = '(max-width: 0px)';
-  const touchAnswer = (match, any, name, value) => {
-    const v = value === undefined ? undefined : apply(lower, value, []);
-    if (apply(lower, name, []) === 'hover') return v === 'none' ? always : never;
-    return v === undefined || v === 'coarse' ? always : never;
-  };
   const matchMediaReplacement = { matchMedia(query) {
     if (arguments.length === 0) return apply(nativeMatchMedia, window, []); // the engine's TypeError
     const text = nativeString(query);
-    feature.lastIndex = 0;
-    const rewritten = apply(regexpReplace, feature, [text, touchAnswer]);
+    const rewritten = touchMedia(text);
     const list = apply(nativeMatchMedia, window, [rewritten]);
     if (rewritten !== text) defineProperty(list, 'media', { get: getterOf('media', text), configurable: true });
     return list;
   } }.matchMedia;
   replace(window, 'matchMedia', disguise(matchMediaReplacement, nativeMatchMedia));
+}
+
+// --- touch in style sheets ---------------------------------------------------------------
+// A function from a media query's text to the same query as a touch device answers it: each
+// `hover`, `pointer`, `any-hover` and `any-pointer` feature becomes a condition that always holds
+// (`(hover: none)`, `(pointer: coarse)`, `(pointer)`) or never does (`(hover: hover)`, `(hover)`,
+// `(pointer: fine)`, `(pointer: none)`). The two stand-ins are width conditions every viewport
+// answers the same way (no view is ten million px wide), so `not`, `and` and `or` around them
+// keep their sense.
+function touchMediaRewriter() {
+  const feature = /\(\s*(any-)?(hover|pointer)\s*(?::\s*([a-z]+)\s*)?\)/gi;
+  defineProperty(feature, 'exec', { value: RegExp.prototype.exec });
+  const regexpReplace = RegExp.prototype[Symbol.replace];
+  const regexpTest = RegExp.prototype.test;
+  const lower = String.prototype.toLowerCase;
+  const always = '(min-width: 0px)', never = '(min-width: 10000000px)';
+  const touchAnswer = (match, any, name, value) => {
+    const v = value === undefined ? undefined : apply(lower, value, []);
+    if (apply(lower, name, []) === 'hover') return v === 'none' ? always : never;
+    return v === undefined || v === 'coarse' ? always : never;
+  };
+  return (text) => {
+    feature.lastIndex = 0;
+    if (!apply(regexpTest, feature, [text])) return text;
+    feature.lastIndex = 0;
+    return apply(regexpReplace, feature, [text, touchAnswer]);
+  };
+}
+
+// The page's style sheets answer hover and pointer queries as a touch device: the media of every
+// sheet (`<link media>`, `<style media>`), of its `@media` and `@import` rules, nested ones and
+// imported sheets' included, is rewritten by `touchMedia` as the sheet arrives: sheets in the
+// document (a mutation observer sees `<style>` and `<link>` elements added or changed, a link's
+// `load` brings its rules and imports), rules a script inserts, sheets it constructs, replaces or
+// adopts, media text it sets, and shadow roots' sheets. Every frame's hooks do their own frame's.
+// The page reads its own text back: `mediaText`, `conditionText` and a media list's string give
+// what the page wrote. Left as the desktop answers them: a cross-origin sheet the page cannot read
+// either (`cssRules` throws), and the `cssText` of a rule or sheet, which shows the rewritten text.
+function installTouchStyles(touchMedia) {
+  const original = new NativeWeakMap(); // a MediaList -> the text the page gave it
+  const weakDelete = WeakMap.prototype.delete;
+  const mediaTextProperty = window.MediaList && describe(MediaList.prototype, 'mediaText');
+  if (!mediaTextProperty || !mediaTextProperty.get || !mediaTextProperty.set) return;
+  const getMediaText = mediaTextProperty.get, setMediaText = mediaTextProperty.set;
+  const getRules = getter(window.CSSStyleSheet && CSSStyleSheet.prototype, 'cssRules');
+  const getSheetMedia = getter(window.StyleSheet && StyleSheet.prototype, 'media');
+  const getGroupRules = getter(window.CSSGroupingRule && CSSGroupingRule.prototype, 'cssRules');
+  const getRuleMedia = getter(window.CSSMediaRule && CSSMediaRule.prototype, 'media');
+  const getImportMedia = getter(window.CSSImportRule && CSSImportRule.prototype, 'media');
+  const getImportSheet = getter(window.CSSImportRule && CSSImportRule.prototype, 'styleSheet');
+  const getSheet = getter(window.HTMLStyleElement && HTMLStyleElement.prototype, 'sheet');
+  const getLinkSheet = getter(window.HTMLLinkElement && HTMLLinkElement.prototype, 'sheet');
+  const getLength = getter(window.CSSRuleList && CSSRuleList.prototype, 'length');
+  const getSheets = getter(Document.prototype, 'styleSheets');
+  const getSheetListLength = getter(window.StyleSheetList && StyleSheetList.prototype, 'length');
+  const NativeMediaRule = window.CSSMediaRule, NativeImportRule = window.CSSImportRule;
+  const NativeGroupingRule = window.CSSGroupingRule;
+  const isA = (x, type) => !!type && x instanceof type;
+
+  function rewriteList(list) {
+    if (!list) return;
+    let text;
+    try { text = apply(getMediaText, list, []); } catch (e) { return; }
+    const rewritten = touchMedia(text);
+    if (rewritten === text) return;
+    if (!apply(weakHas, original, [list])) apply(weakSet, original, [list, text]);
+    try { apply(setMediaText, list, [rewritten]); } catch (e) {}
+  }
+  function rewriteRules(rules) {
+    if (!rules) return;
+    const length = read(getLength, rules, 'length');
+    for (let i = 0; i < length; i++) rewriteRule(rules[i]);
+  }
+  function rewriteRule(rule) {
+    if (isA(rule, NativeMediaRule)) rewriteList(read(getRuleMedia, rule, 'media'));
+    if (isA(rule, NativeImportRule)) {
+      rewriteList(read(getImportMedia, rule, 'media'));
+      rewriteSheet(read(getImportSheet, rule, 'styleSheet'));
+    }
+    if (isA(rule, NativeGroupingRule)) {
+      let rules = null;
+      try { rules = read(getGroupRules, rule, 'cssRules'); } catch (e) {}
+      rewriteRules(rules);
+    }
+  }
+  function rewriteSheet(sheet) {
+    if (!sheet) return;
+    try { rewriteList(read(getSheetMedia, sheet, 'media')); } catch (e) {}
+    let rules = null;
+    try { rules = read(getRules, sheet, 'cssRules'); } catch (e) { return; } // another origin's
+    rewriteRules(rules);
+  }
+  function rewriteDocumentSheets(root) {
+    let sheets;
+    try { sheets = read(getSheets, root, 'styleSheets'); } catch (e) { return; }
+    if (!sheets) return;
+    const count = read(getSheetListLength, sheets, 'length');
+    for (let i = 0; i < count; i++) rewriteSheet(sheets[i]);
+    try {
+      const adopted = root.adoptedStyleSheets;
+      if (adopted) for (let i = 0; i < adopted.length; i++) rewriteSheet(adopted[i]);
+    } catch (e) {}
+  }
+  function rewriteElement(node) {
+    try {
+      if (isA(node, window.HTMLStyleElement)) return rewriteSheet(read(getSheet, node, 'sheet'));
+      if (isA(node, window.HTMLLinkElement)) return rewriteSheet(read(getLinkSheet, node, 'sheet'));
+    } catch (e) {}
+  }
+
+  // The page reads back what it wrote.
+  const mediaTextGetter = { get mediaText() {
+    return apply(weakHas, original, [this]) ? apply(weakGet, original, [this]) : apply(getMediaText, this, []);
+  } };
+  const mediaTextSetter = { set mediaText(value) {
+    apply(setMediaText, this, [value]);
+    apply(weakSet, original, [this, apply(getMediaText, this, [])]);
+    const text = apply(getMediaText, this, []);
+    const rewritten = touchMedia(text);
+    if (rewritten !== text) apply(setMediaText, this, [rewritten]); else apply(weakDelete, original, [this]);
+  } };
+  defineProperty(MediaList.prototype, 'mediaText', {
+    get: disguise(describe(mediaTextGetter, 'mediaText').get, getMediaText),
+    set: disguise(describe(mediaTextSetter, 'mediaText').set, setMediaText),
+    enumerable: mediaTextProperty.enumerable, configurable: true,
+  });
+  const nativeListToString = MediaList.prototype.toString;
+  if (typeof nativeListToString === 'function') {
+    replace(MediaList.prototype, 'toString', disguise({ toString() {
+      return apply(weakHas, original, [this]) ? apply(weakGet, original, [this]) : apply(nativeListToString, this, []);
+    } }.toString, nativeListToString));
+  }
+  const conditionProperty = window.CSSConditionRule && describe(CSSConditionRule.prototype, 'conditionText');
+  if (conditionProperty && conditionProperty.get && NativeMediaRule) {
+    const getCondition = conditionProperty.get;
+    defineProperty(CSSConditionRule.prototype, 'conditionText', {
+      get: disguise(describe({ get conditionText() {
+        if (isA(this, NativeMediaRule)) {
+          const list = read(getRuleMedia, this, 'media');
+          if (apply(weakHas, original, [list])) return apply(weakGet, original, [list]);
+        }
+        return apply(getCondition, this, []);
+      } }, 'conditionText').get, getCondition),
+      set: conditionProperty.set, enumerable: conditionProperty.enumerable, configurable: true,
+    });
+  }
+
+  // Rules and sheets that scripts make.
+  const afterCall = (proto, name, then) => {
+    const native = proto && proto[name];
+    if (typeof native !== 'function') return;
+    const replacement = { [name]() {
+      const result = apply(native, this, arrayOf(arguments, 0));
+      try { then(this, result); } catch (e) {}
+      return result;
+    } }[name];
+    replace(proto, name, disguise(replacement, native));
+  };
+  if (window.CSSStyleSheet) {
+    const proto = CSSStyleSheet.prototype;
+    afterCall(proto, 'insertRule', (sheet, index) => { rewriteRule(read(getRules, sheet, 'cssRules')[index]); });
+    afterCall(proto, 'addRule', (sheet) => { rewriteSheet(sheet); });
+    afterCall(proto, 'replaceSync', (sheet) => { rewriteSheet(sheet); });
+    const nativeReplace = proto.replace;
+    if (typeof nativeReplace === 'function') {
+      const then = Promise.prototype.then;
+      replace(proto, 'replace', disguise({ replace() {
+        const promise = apply(nativeReplace, this, arrayOf(arguments, 0));
+        const sheet = this;
+        try { apply(then, promise, [() => rewriteSheet(sheet), () => {}]); } catch (e) {}
+        return promise;
+      } }.replace, nativeReplace));
+    }
+  }
+  if (NativeGroupingRule) {
+    afterCall(NativeGroupingRule.prototype, 'insertRule', (group, index) => { rewriteRule(read(getGroupRules, group, 'cssRules')[index]); });
+  }
+  if (window.MediaList) afterCall(MediaList.prototype, 'appendMedium', (list) => {
+    apply(weakDelete, original, [list]);
+    rewriteList(list);
+  });
+  const adoptedOn = (proto) => {
+    const d = proto && describe(proto, 'adoptedStyleSheets');
+    if (!d || !d.set) return;
+    defineProperty(proto, 'adoptedStyleSheets', {
+      get: d.get,
+      set: disguise(describe({ set adoptedStyleSheets(value) {
+        apply(d.set, this, [value]);
+        try { for (let i = 0; i < value.length; i++) rewriteSheet(value[i]); } catch (e) {}
+      } }, 'adoptedStyleSheets').set, d.set),
+      enumerable: d.enumerable, configurable: true,
+    });
+  };
+  adoptedOn(Document.prototype);
+  adoptedOn(window.ShadowRoot && ShadowRoot.prototype);
+
+  // Sheets in the document and in shadow roots: `<style>` and `<link>` elements as they are added
+  // or changed, a link's sheet when it (and its imports) loaded, a style's after its imports.
+  const NativeObserver = window.MutationObserver;
+  const observe = NativeObserver && NativeObserver.prototype.observe;
+  let observer = null;
+  const watch = (root) => {
+    if (!observer) return;
+    try { apply(observe, observer, [root, { childList: true, subtree: true, characterData: true, attributes: true,
+                                          attributeFilter: ['media', 'rel', 'href'] }]); } catch (e) {}
+    listen(root, 'load', (event) => { rewriteElement(event.target); }, true);
+  };
+  if (NativeObserver) {
+    observer = new NativeObserver((records) => {
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i];
+        const target = record.target;
+        if (record.type === 'childList') {
+          const added = record.addedNodes;
+          for (let j = 0; j < added.length; j++) {
+            const node = added[j];
+            rewriteElement(node);
+            if (node && node.querySelectorAll) {
+              const inside = node.querySelectorAll('style, link');
+              for (let k = 0; k < inside.length; k++) rewriteElement(inside[k]);
+            }
+          }
+          rewriteElement(target);
+        } else {
+          rewriteElement(record.type === 'characterData' ? target.parentNode : target);
+        }
+      }
+    });
+  }
+  watch(document);
+  const nativeAttachShadow = window.Element && Element.prototype.attachShadow;
+  if (typeof nativeAttachShadow === 'function') {
+    replace(Element.prototype, 'attachShadow', disguise({ attachShadow() {
+      const root = apply(nativeAttachShadow, this, arrayOf(arguments, 0));
+      try { watch(root); } catch (e) {}
+      return root;
+    } }.attachShadow, nativeAttachShadow));
+  }
+  // What the parser made before the observer could see it, and sheets the observer missed.
+  const sweep = () => rewriteDocumentSheets(document);
+  listen(document, 'DOMContentLoaded', sweep, true);
+  listen(window, 'load', sweep, true);
 }
