@@ -345,6 +345,27 @@ struct VirtualClockTests {
         }
     }
 
+    /// Issue 57: a chain "a transition ends, a timer starts, the next transition" changes the
+    /// page at the same page times on the virtual clock as on the real one (a jump stops at a
+    /// running transition's end, so that its `transitionend` comes at its time): when the content
+    /// first reached each slide's height, within a few frames.
+    @Test func aTransitionChainChangesAtTheSamePageTimesOnBothClocks() async throws {
+        func reached(_ clock: PageClockMode) async throws -> [Double] {
+            var options = try CommandLineArguments.parse(["x"]).options
+            options.clock = clock
+            if clock == .real { options.until = .schedule }
+            let report = try await PageHeightEngine.shared().measure(Self.fixture("time-transition-chain.html"), options: options)
+            #expect(report.status == .ok && report.height == 1000, "\(clock): \(report.status.rawValue) \(report.height ?? -1)")
+            return [700.0, 1000.0].compactMap { height in report.samples.first { ($0.height ?? 0) >= height - 0.5 }.map(\.t) }
+        }
+        let real = try await reached(.real)
+        let virtual = try await reached(.virtual)
+        #expect(real.count == 2 && virtual.count == 2, "real \(real), virtual \(virtual)")
+        for (onReal, onVirtual) in zip(real, virtual) {
+            #expect(abs(onReal - onVirtual) < 0.15, "real \(real), virtual \(virtual)")
+        }
+    }
+
     /// With the virtual clock's hooks in place and no jump taken (today's driver takes none), the
     /// page's time is real time: pages measure as on the real clock, through the whole engine.
     @Test(arguments: ["grow-2.5.html", "date-picks.html", "transition-2s.html", "spin-date.html", "timeout-zero-chain.html"])

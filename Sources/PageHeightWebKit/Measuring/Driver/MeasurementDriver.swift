@@ -270,9 +270,25 @@ final class MeasurementDriver {
         }
     }
 
+    /// Readings the rules asked for at once, one after another, with no time between them.
+    private var readingsAtOnce = 0
+    /// After this many, the next waits at least a frame: no loop of readings without a wait.
+    private static let readingsAtOnceAllowed = 8
+
     /// Waits for `at` (page time): jumps the virtual clock there, or waits for the view's events
     /// in real time, and takes the reading `wake` names when `at` came with no event first.
     private func wait(until at: Double, precise: Bool, wake: VirtualClock.Wake) async throws -> Flow {
+        if at <= page.now {
+            readingsAtOnce += 1
+            if readingsAtOnce > Self.readingsAtOnceAllowed {
+                if readingsAtOnce == Self.readingsAtOnceAllowed + 1 {
+                    note("the rules asked for \(Self.readingsAtOnceAllowed) readings in a row at once: the next wait a frame each")
+                }
+                try await page.sleep(VirtualClock.frame)
+            }
+        } else {
+            readingsAtOnce = 0
+        }
         if page.virtualClock, let jump = clock.jumpTarget(before: at, wake: wake, nextPoll: nextPoll) {
             try await clock.take(jump)
             return .again
@@ -320,8 +336,10 @@ final class MeasurementDriver {
             let nextTimer = session.pending.timers.min().map { $0 - now + 0.05 } ?? 0.5
             next = (now + min(max(nextTimer, 0.05), 0.5), false, .refreshPending)
         }
+        // A poll comes first when it is due before the other wake, or already due (`afterReading`
+        // has it read first, at its time, as the app reads it).
         let polls = session.pollTimes
-        if nextPoll < polls.count, polls[nextPoll] <= next.at {
+        if nextPoll < polls.count, polls[nextPoll] <= max(next.at, now) {
             next = (polls[nextPoll], false, .poll(nextPoll + 1))
         }
         return next
