@@ -187,9 +187,12 @@ public final class PageServer: Sendable {
         guard exchange.state == .open else { return }
         var fields = headers + [("X-Request-Id", requestID(exchange))]
         if phase == .draining { fields.append(("Connection", "close")) }
-        exchange.respond(status: status, contentType: contentType, body: body, headers: fields)
+        exchange.respond(status: status, reason: Self.reasons[status], contentType: contentType, body: body, headers: fields)
         record(exchange, status: status, log: log)
     }
+
+    /// Status phrases libsoup does not know.
+    static let reasons = [429: "Too Many Requests", 431: "Request Header Fields Too Large", 499: "Client Closed Request"]
 
     /// Refuses the request with `error`.
     @GLibActor

@@ -135,11 +135,13 @@ public final class HTTPExchange {
     }
 
     /// Answers with `status` and `body`; does nothing once answered or finished.
-    /// - Parameter headers: more header fields; `Content-Type` is `contentType`.
-    public func respond(status: Int, contentType: String, body: Data, headers: [(String, String)] = []) {
+    /// - Parameters:
+    ///   - reason: the status line's phrase; nil: libsoup's for the status.
+    ///   - headers: more header fields; `Content-Type` is `contentType`.
+    public func respond(status: Int, reason: String? = nil, contentType: String, body: Data, headers: [(String, String)] = []) {
         guard let soup, state == .open else { return }
         state = .answered
-        soup_server_message_set_status(soup, guint(status), nil)
+        soup_server_message_set_status(soup, guint(status), reason)
         let fields = soup_server_message_get_response_headers(soup)
         for (name, value) in headers { soup_message_headers_replace(fields, name, value) }
         body.withUnsafeBytes { bytes in
