@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "PageHeightTuningTests", dependencies: ["PageHeightTuning", "PageHeightCore"], swiftSettings: swift6),
         // The server's pure parts (requests, admission, metrics text) without a display, and the
         // built binary's server driven by real clients (curl, Python's urllib).
-        .testTarget(name: "PageHeightServeTests", dependencies: ["PageHeightServe", "PageHeightCore", "PageHeightTestSupport"],
+        .testTarget(name: "PageHeightServeTests", dependencies: ["PageHeightServe", "PageHeightCore", "PageHeightWebKit", "PageHeightTestSupport"],
                     swiftSettings: swift6),
         .testTarget(
             name: "PageHeightEngineTests",

@@ -11,6 +11,10 @@ public struct EngineStatistics: Sendable, Equatable {
     public var processTreeBytes: Int
     /// Web processes running now.
     public var webProcesses: Int
+
+    public init(webProcessRenewals: Int, processTreeBytes: Int, webProcesses: Int) {
+        (self.webProcessRenewals, self.processTreeBytes, self.webProcesses) = (webProcessRenewals, processTreeBytes, webProcesses)
+    }
 }
 
 extension PageHeightEngine {
