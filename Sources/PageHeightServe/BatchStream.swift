@@ -40,7 +40,8 @@ extension PageServer {
                         guard let job = await slots.take() else { break }
                         group.addTask {
                             let started = ContinuousClock.now
-                            var report = await self.engine.measure(request.page, options: options, verdictReached: { job.free() })
+                            var report = await self.engine.measure(request.page, options: options, upcoming: request.page,
+                                                                   verdictReached: { job.free() })
                             job.free()
                             self.metrics.measured(report.status, seconds: milliseconds(since: started) / 1000)
                             guard !Task.isCancelled else { return }

@@ -25,7 +25,9 @@ extension PageServer {
     func measure(_ page: PageSource, options: MeasureOptions, reserved: Bool) async -> PageReport? {
         guard let job = await slots.take(reserved: reserved) else { return nil }
         let started = ContinuousClock.now
-        let report = await engine.measure(page, options: options, verdictReached: { job.free() })
+        // The page most likely measured next is one like this (a server's pages come one by one):
+        // a view is made ready for it meanwhile, so the next request finds one (the pool's spare).
+        let report = await engine.measure(page, options: options, upcoming: page, verdictReached: { job.free() })
         job.free()
         metrics.measured(report.status, seconds: milliseconds(since: started) / 1000)
         return report
