@@ -3,9 +3,11 @@ import PageHeightCore
 import PageHeightWebKit
 
 extension PageServer {
-    /// Why this engine cannot measure `request` as asked: its device scale and languages are the
-    /// engine's, one each per process (the server's command line sets them).
+    /// Why this server cannot measure `request` as asked: its page is not on the public network
+    /// (`PageDestination`), or it asks for another device scale or languages than the engine's,
+    /// one each per process (the server's command line sets them). Resolves the page's host.
     func checkEngine(_ request: MeasureRequest) throws(APIError) {
+        if case .url(let url) = request.page { try PageDestination.check(url, allowedHosts: settings.defaults.allowedHosts ?? []) }
         for options in request.combinations {
             let device = options.deviceProfile
             if device.engineScale != engine.scale {

@@ -155,7 +155,7 @@ public final class PageServer: Sendable {
             let gaugesAtStart = (busy: slots.busy, waiting: slots.waiting, ready: phase == .ready && slots.hasRoom())
             Task.detached { [self] in
                 let statistics = engine.statistics // reads /proc: off the GLib thread
-                let inFlight = await state.withLock { $0.tasks.count }
+                let inFlight = state.withLock { $0.tasks.count }
                 let text = metrics.text(ServeMetrics.Gauges(jobs: slots.jobs, busy: gaugesAtStart.busy, waiting: gaugesAtStart.waiting,
                                                             waitingLimit: slots.waitingLimit, inFlight: inFlight,
                                                             ready: gaugesAtStart.ready, engine: statistics))

@@ -64,7 +64,7 @@ final class ServeMetrics: Sendable {
             ("pageheight_busy_views", "Views measuring a page now.", Double(gauges.busy)),
             ("pageheight_queue_depth", "Pages waiting for a view.", Double(gauges.waiting)),
             ("pageheight_queue_limit", "Pages that may wait (--queue).", Double(gauges.waitingLimit)),
-            ("pageheight_requests_in_flight", "Requests read and not yet answered.", Double(gauges.inFlight)),
+            ("pageheight_requests_in_flight", "Measuring requests (measure, batch) being answered.", Double(gauges.inFlight)),
             ("pageheight_ready", "1 when /readyz answers 200.", gauges.ready ? 1 : 0),
             ("pageheight_web_processes", "Web processes running.", Double(gauges.engine.webProcesses)),
             ("pageheight_process_tree_private_bytes", "Private memory of the server and every process it started.",

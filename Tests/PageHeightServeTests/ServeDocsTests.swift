@@ -44,9 +44,11 @@ struct ServeDocsTests {
         #expect(lines.count == 2)
         let start = lines[0].split(separator: " ").map(String.init)
         #expect(Array(start.prefix(2)) == ["pageheight", "serve"] && start.last == "&")
-        let server = try ServeProcess(Array(start.dropFirst(2).dropLast()))
         let (pages, base) = try Self.pageServer()
         defer { pages.terminate() }
+        // The page server is on loopback, where the README's page is public: the server is told
+        // to allow it, as a server is for a host of its own network.
+        let server = try ServeProcess(Array(start.dropFirst(2).dropLast()) + ["--allow-host", base.replacingOccurrences(of: "http://", with: "")])
         let url = base + "/grow-2.5.html"
         #expect(lines[1].hasPrefix("curl -s localhost:8080/v1/measure -d ") && lines[1].contains("https://example.com/article"))
         let request = lines[1].replacingOccurrences(of: "localhost:8080", with: server.url.replacingOccurrences(of: "http://", with: ""))

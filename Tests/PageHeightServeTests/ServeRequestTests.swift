@@ -150,4 +150,17 @@ struct ServeRequestTests {
         }
         #expect(metrics.meanSeconds == 7.52)
     }
+
+    @Test func aPageOnTheServersOwnNetworkIsRefusedUnlessItsHostIsAllowed() {
+        for url in ["http://127.0.0.1:8080/", "http://localhost/", "http://10.1.2.3/a", "http://169.254.169.254/latest/meta-data/",
+                    "http://[::1]:9000/", "https://192.168.0.1/", "http://0.0.0.0/", "http://[::ffff:127.0.0.1]/"] {
+            var refusal: APIError?
+            do throws(APIError) { try PageDestination.check(url, allowedHosts: []) } catch { refusal = error }
+            #expect(refusal?.status == 400 && refusal?.field == "url" && refusal?.message.contains("public network only") == true, "\(url)")
+        }
+        #expect(throws: Never.self) { try PageDestination.check("http://127.0.0.1:8080/", allowedHosts: ["127.0.0.1:8080"]) }
+        #expect(throws: Never.self) { try PageDestination.check("http://10.1.2.3/a", allowedHosts: ["10.1.2.3"]) }
+        #expect(throws: Never.self) { try PageDestination.check("https://93.184.215.14/", allowedHosts: []) }
+        #expect(throws: Never.self) { try PageDestination.check("data:text/html,<p>x", allowedHosts: []) }
+    }
 }
