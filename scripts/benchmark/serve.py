@@ -9,6 +9,9 @@ per page, on the same corpus pages.
   aeb/*/source.html), each sent as `{"html": ...}` (the server has `--offline`), `wrk` with a Lua
   script that cycles through them from a different page in each connection, at 1, 4 and 16
   concurrent clients for `--seconds` each: requests/s, p50, p99, non-2xx answers;
+- every corpus page once, 16 clients at a time (Python threads, urllib), sent as `{"url": PATH}`
+  (the server has `--pages-dir` the corpus) and as `{"html": ...}`: pages/s by the wall clock, the
+  same work as a batch; the file pages' heights and statuses against the batch's;
 - `pageheight batch --offline --jobs N` on the same pages as files: pages/s;
 - `pageheight --offline --json PAGE`, started once per page, on the first `--cli-pages` pages;
 - with `--memory`, 10,000 requests of the static page at 8 clients (`hey`) while the process
@@ -31,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,7 +77,7 @@ def corpus_pages(limit=None):
 def start_server(jobs, work):
     log = open(os.path.join(work, "serve.log"), "w")
     process = subprocess.Popen([BINARY, "serve", "--listen", "127.0.0.1:0", "--jobs", str(jobs), "--queue", "512",
-                                "--offline"], env=ENV, stdout=subprocess.DEVNULL, stderr=log)
+                                "--offline", "--pages-dir", CORPUS], env=ENV, stdout=subprocess.DEVNULL, stderr=log)
     url = None
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -130,6 +134,37 @@ def wrk(url, listfile, clients, duration, script):
     return result
 
 
+def fixed_pass(url, bodies, clients):
+    """Every body once, `clients` at a time; the wall time and each answer's report (by index)."""
+    reports = [None] * len(bodies)
+    next_index = [0]
+    lock = threading.Lock()
+
+    def client():
+        while True:
+            with lock:
+                index = next_index[0]
+                next_index[0] += 1
+            if index >= len(bodies):
+                return
+            request = urllib.request.Request(url + "/v1/measure", data=bodies[index], method="POST",
+                                             headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=300) as response:
+                    reports[index] = json.loads(response.read())
+            except urllib.error.HTTPError as error:
+                reports[index] = {"httpStatus": error.code}
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - started
+    return {"clients": clients, "pages": len(bodies), "wall": wall, "pagesPerSecond": len(bodies) / wall}, reports
+
+
 def metric(url, name):
     text = urllib.request.urlopen(url + "/metrics", timeout=30).read().decode()
     match = re.search(r"^" + name + r" (\S+)$", text, re.M)
@@ -174,6 +209,11 @@ def main():
             run = wrk(url, listfile, clients, args.seconds, script)
             raw["corpus"].append(run)
             print(f"corpus, {clients} clients: {run}", file=sys.stderr)
+        fixed_clients = max(int(c) for c in args.clients.split(","))
+        raw["fixedFiles"], file_reports = fixed_pass(url, [json.dumps({"url": page}).encode() for page in pages], fixed_clients)
+        print(f"every page once as url: {raw['fixedFiles']}", file=sys.stderr)
+        raw["fixedHTML"], _ = fixed_pass(url, [open(body, "rb").read() for body in bodies], fixed_clients)
+        print(f"every page once as html: {raw['fixedHTML']}", file=sys.stderr)
         if args.memory:
             samples = []
             stop = threading.Event()
@@ -204,6 +244,19 @@ def main():
     wall = time.monotonic() - started
     raw["batch"] = {"wall": wall, "pagesPerSecond": len(pages) / wall}
     print(f"batch: {raw['batch']}", file=sys.stderr)
+    batch_reports = [json.loads(line) for line in open(os.path.join(work, "batch.jsonl")) if line.strip()]
+    by_url = {report["url"]: report for report in batch_reports}
+    same = differ = 0
+    raw["differences"] = []
+    for page, served in zip(pages, file_reports):
+        batch = by_url.get("file://" + page)
+        if served and batch and served.get("status") == batch.get("status") and served.get("height") == batch.get("height"):
+            same += 1
+        else:
+            differ += 1
+            raw["differences"].append({"page": page, "serve": served and (served.get("status"), served.get("height")),
+                                       "batch": batch and (batch.get("status"), batch.get("height"))})
+    raw["agreement"] = {"same": same, "differ": differ}
 
     cli = pages[:args.cli_pages]
     times = []
@@ -224,11 +277,15 @@ def main():
         out.append(f"| serve, {run['clients']} client{'s' if run['clients'] > 1 else ''} (wrk, {run['seconds']} s, "
                    f"{run['requests']} requests) | {run['rps']:.2f} | {ms(run['p50'])} | {ms(run['p90'])} | {ms(run['p99'])} "
                    f"| {run['non2xx']} |")
+    for key, what in (("fixedFiles", "as `{\"url\": PATH}`"), ("fixedHTML", "as `{\"html\": …}`")):
+        run = raw[key]
+        out.append(f"| serve, every page once {what}, {run['clients']} clients (urllib) | {run['pagesPerSecond']:.2f} | | | | |")
     out.append(f"| batch --jobs {args.jobs}, the same pages as files | {raw['batch']['pagesPerSecond']:.2f} | | | | |")
     out.append(f"| the CLI started per page ({raw['cli']['pages']} pages, one at a time) | {raw['cli']['pagesPerSecond']:.2f} "
                f"| {ms(raw['cli']['p50'])} | | | |")
-    best = max(run["rps"] for run in raw["corpus"])
-    out += ["", f"Best serve throughput / batch: {best / raw['batch']['pagesPerSecond']:.2f}."]
+    out += ["", f"The same work (every page once, as files) through serve / batch: "
+                f"{raw['fixedFiles']['pagesPerSecond'] / raw['batch']['pagesPerSecond']:.2f}; heights and statuses the same as "
+                f"the batch's on {raw['agreement']['same']} of {len(pages)} pages."]
     if "memory" in raw:
         tree = raw["memory"]["treeBytes"]
         out += ["", f"10,000 requests of the static page at 8 clients: {raw['memory']['rps']:.1f} req/s, "

@@ -115,7 +115,7 @@ struct ServeArguments: Equatable, Sendable {
 
         MEASURING OPTIONS (the defaults of every request; a request's own "options" override them, its
         "timeout" is capped by --timeout; --device and --lang set the engine, one each per server):
-        \(MeasuringOption.helpLines.split(separator: "\n").filter { !$0.contains("--cookies <file>") }.joined(separator: "\n"))
+        \(MeasuringOption.helpLines(except: ["--cookies"]))
           --fonts <mode>, --font-dir <dir>   As for 'pageheight'.
         """
     }
