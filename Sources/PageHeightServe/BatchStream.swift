@@ -55,14 +55,15 @@ extension PageServer {
         }
         var entry = await entry(exchange, status: 200)
         entry.lines = lines.count
-        if finished == nil {
-            entry.error = "the client went away: the lines left were not measured"
-        } else if state.withLock({ $0.drainExpired }) {
+        // The drain's cancellation ends the client's watch too: it is told apart by the flag.
+        if state.withLock({ $0.drainExpired }) {
             let left = Set(lines.indices).subtracting(answered.withLock { $0 }).sorted()
             for index in left {
                 await exchange.stream(Data((Self.errorLine(index: index, APIError(503, "the server is shutting down")) + "\n").utf8))
             }
             entry.error = "stopped at the drain deadline: \(left.count) lines answered with an error"
+        } else if finished == nil {
+            entry.error = "the client went away: the lines left were not measured"
         }
         await endStream(exchange, log: entry)
     }

@@ -129,4 +129,28 @@ struct ServeLoadTests {
         #expect(events.suffix(2) == ["draining", "stopped"], "\(events)")
         #expect(server.events.last?["unanswered"] as? Int == 0)
     }
+
+    /// Past `--drain`, what is still measuring is stopped and answered: a request with 503, a
+    /// batch with an error line for each page left; the server exits 0 all the same.
+    @Test func pastTheDrainDeadlineWhatIsLeftIsAnsweredWithAnError() throws {
+        let server = try ServeProcess(["--jobs", "2", "--drain", "1"])
+        let slow = try ServeProcess.htmlBody("timer-10s.html", options: #"{"clock": "real"}"#)
+        let batch = try server.file("batch.jsonl", [slow, slow, slow].joined(separator: "\n") + "\n")
+        let single = Mutex<ServeProcess.Answer?>(nil), streamed = Mutex<ServeProcess.Answer?>(nil)
+        let threads = [Thread { single.withLock { $0 = try? server.curl(["/v1/measure", "-d", slow]) } },
+                       Thread { streamed.withLock { $0 = try? server.curl(["/v1/batch", "--data-binary", "@" + batch]) } }]
+        threads.forEach { $0.start() }
+        Thread.sleep(forTimeInterval: 1.5)
+        let exit = server.stop(SIGTERM, within: 30)
+        #expect(exit?.status == 0 && exit?.signal == nil)
+        let deadline = Date().addingTimeInterval(10)
+        while (single.withLock { $0 } == nil || streamed.withLock { $0 } == nil), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        let answer = try #require(single.withLock { $0 })
+        #expect(answer.status == 503 && (answer.json?["error"] as? String)?.contains("drain deadline") == true, "\(answer.body)")
+        let lines = try #require(streamed.withLock { $0 }).body.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.compactMap { $0["index"] as? Int }.sorted() == [0, 1, 2], "every line answered: \(lines)")
+        #expect(lines.allSatisfy { $0["status"] as? Int == 503 }, "\(lines)")
+        #expect(server.events.last?["answeredLate"] as? Int == 2 && server.events.last?["unanswered"] as? Int == 0, "\(server.logText.suffix(500))")
+    }
 }
