@@ -113,6 +113,7 @@ public final class PageServer: Sendable {
             }
         }
         RequestLog.event("stopped", ["ms": milliseconds(since: started), "answeredLate": late, "unanswered": await http.inFlight])
+        await http.close() // the connections kept alive, idle, go too
     }
 
     // MARK: - Taking requests in (on the GLib thread)

@@ -41,8 +41,17 @@ public final class HTTPServer {
                               handler: Handler) throws(HTTPServerError) -> HTTPServer {
         _ = engine
         let server = HTTPServer(name: name, handler: handler)
-        try server.listen(host: host, port: port)
+        do {
+            try server.listen(host: host, port: port)
+        } catch {
+            server.close()
+            throw error
+        }
         return server
+    }
+
+    isolated deinit {
+        precondition(server == nil, "an HTTPServer goes only once closed (close())")
     }
 
     private init(name: String, handler: Handler) {
