@@ -49,7 +49,7 @@ struct ServeLoadTests {
 
     /// A batch streams one line a page with its index, a bad line answered in place; a client that
     /// closes its connection after the first line cancels the rest (far fewer pages measured than
-    /// sent), and the server goes on serving.
+    /// sent), as one that leaves a single request does its page; the server goes on serving.
     @Test func aBatchStreamsItsLinesAndAClientThatLeavesCancelsTheRest() throws {
         let server = try ServeProcess(["--jobs", "2"])
         let lines = [try ServeProcess.htmlBody("static.html"), #"{"url": "ftp://example.com/"}"#,
@@ -73,6 +73,16 @@ struct ServeLoadTests {
         let measured = Self.sample(metrics, "pageheight_measuring_seconds", "pageheight_measuring_seconds_count") ?? 0
         #expect(measured < 3 + 20, "the 40 lines were not all measured: \(measured)")
         #expect(Self.sample(metrics, "pageheight_busy_views", "pageheight_busy_views") == 0)
+        // A single request whose client leaves before its answer: its page is stopped (its view
+        // freed long before the page's 10 s timer), the request counted as 499.
+        let started = Date()
+        _ = try server.python("measure-disconnect", [Self.pages.appendingPathComponent("timer-10s.html").path])
+        var gone: [String: Any]?
+        while gone == nil, Date().timeIntervalSince(started) < 8 {
+            gone = server.requestLines.last { $0["endpoint"] as? String == "v1/measure" && $0["status"] as? Int == 499 }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(gone != nil && Date().timeIntervalSince(started) < 8, "\(server.logText.suffix(400))")
         let line = try #require(server.requestLines.last { $0["endpoint"] as? String == "v1/batch" })
         #expect((line["error"] as? String)?.contains("the client went away") == true, "\(line)")
         let after = try server.curl(["/v1/measure", "-d", try ServeProcess.htmlBody("static.html")])

@@ -6,6 +6,8 @@ urllib and http.client, and prometheus_client's text parser. Each mode prints on
                                                    every FILE's HTML in turn (its own order)
   serve_client.py batch-disconnect URL FILE COUNT  POSTs /v1/batch with COUNT lines of FILE's HTML,
                                                    reads the first line out, then closes the socket
+  serve_client.py measure-disconnect URL FILE     POSTs /v1/measure with FILE's HTML, then closes the
+                                                   socket before the answer
   serve_client.py metrics URL [TOKEN]              GETs /metrics, parses it with prometheus_client
   serve_client.py measure URL BODYFILE [TOKEN]     one POST /v1/measure with urllib
 """
@@ -67,6 +69,18 @@ def batch_disconnect(base, file, count):
     return {"status": response.status, "first": json.loads(first)}
 
 
+def measure_disconnect(base, file):
+    parts = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    connection.request("POST", "/v1/measure", body=json.dumps({"html": open(file, encoding="utf-8").read(),
+                                                               "options": {"clock": "real"}}).encode(),
+                       headers={"Content-Type": "application/json"})
+    time.sleep(0.5)
+    connection.sock.close()  # goes away before the answer
+    connection.close()
+    return {"closed": True}
+
+
 def metrics(base, token=None):
     from prometheus_client.parser import text_string_to_metric_families
     request = urllib.request.Request(base + "/metrics")
@@ -88,6 +102,8 @@ def main():
         result = concurrent(base, int(sys.argv[3]), sys.argv[4:])
     elif mode == "batch-disconnect":
         result = batch_disconnect(base, sys.argv[3], int(sys.argv[4]))
+    elif mode == "measure-disconnect":
+        result = measure_disconnect(base, sys.argv[3])
     elif mode == "metrics":
         result = metrics(base, sys.argv[3] if len(sys.argv) > 3 else None)
     elif mode == "measure":
