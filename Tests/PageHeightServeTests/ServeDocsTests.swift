@@ -35,7 +35,7 @@ struct ServeDocsTests {
             if let match = text.firstMatch(of: /port (\d+)/) { return (process, "http://127.0.0.1:\(match.1)") }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         throw ServeProcess.NotReady(description: "the page server did not start")
     }
 
@@ -45,7 +45,11 @@ struct ServeDocsTests {
         let start = lines[0].split(separator: " ").map(String.init)
         #expect(Array(start.prefix(2)) == ["pageheight", "serve"] && start.last == "&")
         let (pages, base) = try Self.pageServer()
-        defer { pages.terminate() }
+        defer {
+            // SIGKILL: a test process's children may inherit SIGTERM ignored.
+            kill(pages.processIdentifier, SIGKILL)
+            _ = PageHeightBinary.exit(of: pages, by: Date().addingTimeInterval(10))
+        }
         // The page server is on loopback, where the README's page is public: the server is told
         // to allow it, as a server is for a host of its own network.
         let server = try ServeProcess(Array(start.dropFirst(2).dropLast()) + ["--allow-host", base.replacingOccurrences(of: "http://", with: "")])
