@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "PageHeightRegression", targets: ["PageHeightRegression"]),
         // Replays recorded timelines under other schedules, and searches for the best (`tune`).
         .library(name: "PageHeightTuning", targets: ["PageHeightTuning"]),
+        // `pageheight serve`: the engine behind an HTTP API (routing, limits, queue, metrics).
+        .library(name: "PageHeightServe", targets: ["PageHeightServe"]),
         .executable(name: "pageheight", targets: ["pageheight"]),
     ],
     targets: [
@@ -43,10 +45,12 @@ let package = Package(
         .target(name: "PageHeightBatch", dependencies: ["PageHeightCore", "PageHeightWebKit"], swiftSettings: swift6),
         .target(name: "PageHeightRegression", dependencies: ["PageHeightCore", "PageHeightWebKit"], swiftSettings: swift6),
         .target(name: "PageHeightTuning", dependencies: ["PageHeightCore"], swiftSettings: swift6),
+        .target(name: "PageHeightServe", dependencies: ["PageHeightCore", "PageHeightWebKit"], swiftSettings: swift6),
         // The command line: argument parsing, help, the subcommands.
         .executableTarget(
             name: "pageheight",
-            dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning"],
+            dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning",
+                           "PageHeightServe"],
             swiftSettings: swift6
         ),
         // Runs the built binary for the CLI and engine tests.
@@ -57,6 +61,10 @@ let package = Package(
         .testTarget(name: "PageHeightRegressionTests", dependencies: ["PageHeightRegression", "PageHeightCore", "PageHeightWebKit"],
                     swiftSettings: swift6),
         .testTarget(name: "PageHeightTuningTests", dependencies: ["PageHeightTuning", "PageHeightCore"], swiftSettings: swift6),
+        // The server's pure parts (requests, admission, metrics text) without a display, and the
+        // built binary's server driven by real clients (curl, Python's urllib).
+        .testTarget(name: "PageHeightServeTests", dependencies: ["PageHeightServe", "PageHeightCore", "PageHeightWebKit", "PageHeightTestSupport"],
+                    swiftSettings: swift6),
         .testTarget(
             name: "PageHeightEngineTests",
             dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "pageheight", "PageHeightTestSupport"],

@@ -95,6 +95,20 @@ gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *
     return id;
 }
 
+SoupServer *ph_server_new(const char *server_header) {
+    return SOUP_SERVER(g_object_new(SOUP_TYPE_SERVER, "server-header", server_header, NULL));
+}
+
+gulong ph_connect_server_message_finished(SoupServerMessage *msg, ph_server_message_fn fn, gpointer data,
+                                          GClosureNotify destroy) {
+    return g_signal_connect_data(msg, "finished", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_server_message_got_chunk(SoupServerMessage *msg, ph_server_chunk_fn fn, gpointer data,
+                                           GClosureNotify destroy) {
+    return g_signal_connect_data(msg, "got-chunk", G_CALLBACK(fn), data, destroy, 0);
+}
+
 static gboolean dismiss_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data) {
     (void)view; (void)data;
     switch (webkit_script_dialog_get_dialog_type(dialog)) {

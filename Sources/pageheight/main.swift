@@ -211,14 +211,16 @@ let subcommand = CommandLine.arguments.dropFirst().first
 // The subcommands that measure many pages at once, several views at a time, run with the C
 // library's malloc (`SystemMalloc`): they start again for it, before anything else. A single
 // page has no contention to save, and its start would take longer.
-if subcommand == "batch" || subcommand == "check" || subcommand == "sweep" { SystemMalloc.restart() }
-let signalSources = installSignalHandlers()
+if subcommand == "batch" || subcommand == "check" || subcommand == "sweep" || subcommand == "serve" { SystemMalloc.restart() }
+// The server drains on its signals (`runServe`); every other command ends at once.
+let signalSources = subcommand == "serve" ? [] : installSignalHandlers()
 // A closed pipe is an error of write(2) (EPIPE), answered by StandardOutput, not a signal.
 signal(SIGPIPE, SIG_IGN)
 let code = subcommand == "check" ? await runCheck(Array(CommandLine.arguments.dropFirst(2)))
     : subcommand == "sweep" ? await runSweep(Array(CommandLine.arguments.dropFirst(2)))
     : subcommand == "replay" ? runReplay(Array(CommandLine.arguments.dropFirst(2)))
     : subcommand == "tune" ? runTune(Array(CommandLine.arguments.dropFirst(2)))
+    : subcommand == "serve" ? await runServe(Array(CommandLine.arguments.dropFirst(2)))
     : await run()
 if fflush(nil) != 0 { // every stream: standard output is the one written to
     StandardOutput.fail(.writeFailed("standard output", errno: errno), note: nil)

@@ -43,13 +43,14 @@ struct CommandLineTests {
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.count == 8, "\(result.stderr)")
+        #expect(lines.count == 9, "\(result.stderr)")
         #expect(lines.first?.hasPrefix(message) == true, "\(result.stderr)")
         #expect(lines.dropFirst().first == "USAGE: pageheight [options] <page> ...")
         #expect(lines.dropFirst(2).first == "       pageheight batch [options] <list>")
         #expect(lines.dropFirst(3).first == "       pageheight check [options] [suite.json]")
         #expect(lines.dropFirst(5).first == "       pageheight replay [options] <reports> ...")
         #expect(lines.dropFirst(6).first == "       pageheight tune [options] <reports> ...")
+        #expect(lines.dropFirst(7).first == "       pageheight serve [--listen HOST:PORT] [--jobs N] [--queue N] [options]")
         #expect(lines.last == "See 'pageheight --help'.")
     }
 

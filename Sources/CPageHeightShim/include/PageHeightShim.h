@@ -34,6 +34,21 @@ gulong ph_connect_load_failed(WebKitWebView *view, ph_load_failed_fn fn, gpointe
 gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_fn fn, gpointer data, GClosureNotify destroy);
 gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *name, ph_script_message_fn fn, gpointer data, GClosureNotify destroy);
 
+// Why: soup_server_new is varargs (g_object_new). An HTTP server (`pageheight serve`) that names
+// itself `server_header` in every response; it serves on the thread-default main context of the
+// thread that calls soup_server_listen.
+SoupServer *ph_server_new(const char *server_header);
+
+// Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types.
+// "finished": the message is done, answered or its connection closed (it is then no longer paused).
+// "got-chunk": a piece of a request body arrived (a chunked body has no Content-Length to check first).
+typedef void (*ph_server_message_fn)(SoupServerMessage *msg, gpointer data);
+typedef void (*ph_server_chunk_fn)(SoupServerMessage *msg, GBytes *chunk, gpointer data);
+gulong ph_connect_server_message_finished(SoupServerMessage *msg, ph_server_message_fn fn, gpointer data,
+                                          GClosureNotify destroy);
+gulong ph_connect_server_message_got_chunk(SoupServerMessage *msg, ph_server_chunk_fn fn, gpointer data,
+                                           GClosureNotify destroy);
+
 // Why: Xlib's I/O error handler is a C function that must not return; GTK's says only "Fatal IO
 // error" and exits with 1. Call after gtk_init: `fn` runs, then the process exits with 70.
 void ph_on_display_lost(void (*fn)(void));

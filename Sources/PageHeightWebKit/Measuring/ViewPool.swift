@@ -121,6 +121,7 @@ final class ViewPool {
         guard view.reusable, (shelves[key]?.idle.count ?? 0) < maxIdle else { return close(view, key: key) }
         if view.uses >= Self.maxUses || view.renewDue || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
+            WebProcessRenewals.count.add(1, ordering: .relaxed)
         }
         ready(view, key: key, options: options, forget: true)
     }

@@ -9,7 +9,8 @@ enum HelpText {
 
     static let usage = "USAGE: pageheight [options] <page> ...\n       pageheight batch [options] <list>\n"
         + "       pageheight check [options] [suite.json]\n       pageheight sweep [options] <page> ...\n"
-        + "       pageheight replay [options] <reports> ...\n       pageheight tune [options] <reports> ..."
+        + "       pageheight replay [options] <reports> ...\n       pageheight tune [options] <reports> ...\n"
+        + "       pageheight serve [--listen HOST:PORT] [--jobs N] [--queue N] [options]"
 
     static let hint = "See 'pageheight --help'."
 
@@ -62,6 +63,10 @@ enum HelpText {
           pageheight tune [options] <reports> ...    Which schedule and threshold an app should use: the Pareto
                                                      front of pages wrong, jumps and time to the final height;
                                                      see 'pageheight tune --help'.
+
+        SERVER:
+          pageheight serve [options]                Measure pages sent over HTTP (POST /v1/measure, /v1/batch),
+                                                    engines kept warm; see 'pageheight serve --help'.
 
         EXIT STATUS:
           0 every page is ok; 1 some page is not (unstable, runaway, fallback, load-error, timeout,

@@ -2,8 +2,11 @@ import PageHeightCore
 
 extension MeasuringOption {
     /// The help lines of every option, as `--help` prints them.
-    static var helpLines: String {
-        all.map { option in
+    static var helpLines: String { helpLines(except: []) }
+
+    /// The help lines of every option but those named in `switches`.
+    static func helpLines(except switches: Set<String>) -> String {
+        all.filter { !switches.contains($0.name) }.map { option in
             let notes = [option.rangeText, option.defaultText.map { "default: \($0)" }].compactMap { $0.map { " (\($0))" } }
             return HelpText.entry(option.synopsis(markdown: false), option.help + notes.joined())
         }.joined(separator: "\n")
