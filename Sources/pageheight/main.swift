@@ -34,7 +34,7 @@ func run() async -> Int32 {
     var sources: [PageSource] = []
     for page in arguments.pages {
         do {
-            let source = try PageSource.parse(page)
+            let source = try PageSource.parse(page, standardInput: { try PageSource.readStandardInput(seconds: arguments.options.timeout) })
             if let template {
                 guard case .file(let path) = source else { return usageError("'--template' takes pages that are files (article fragments), not \(page)") }
                 if let warning = ReaderTemplate.wholeDocumentWarning(path) { StandardError.write("warning: \(warning)\n") }

@@ -61,4 +61,82 @@ struct UntrustedInputTests {
             #expect(rawControls(output).isEmpty, "\(name): raw control characters \(rawControls(output))")
         }
     }
+
+    // MARK: - STDIN
+
+    /// Runs the binary on `arguments` with `input` as its standard input; the run, and how long
+    /// it took. Killed after `seconds`.
+    func run(_ arguments: [String], input: FileHandle, within seconds: Double = 60) throws -> (Ended, Double) {
+        let directory = try workspace("stdin-run")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out"), err = directory.appendingPathComponent("err")
+        for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let started = Date()
+        let process = try PageHeightBinary.start(arguments, standardInput: input, standardOutput: try FileHandle(forWritingTo: out),
+                                                 standardError: try FileHandle(forWritingTo: err))
+        var end = PageHeightBinary.exit(of: process, by: started.addingTimeInterval(seconds))
+        let timedOut = end == nil
+        if timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            end = PageHeightBinary.exit(of: process, by: .distantFuture)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        return (Ended(status: timedOut ? -1 : end!.status, stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? ""), elapsed)
+    }
+
+    /// How a run with its own standard input ended: its exit status (-1: killed at the time
+    /// limit) and its stderr.
+    struct Ended {
+        var status: Int32
+        var stderr: String
+    }
+
+    /// `pageheight - < /dev/zero` read 7.7 GB in 15 s, and `--timeout` did not hold while standard
+    /// input was read. A page on standard input is at most 32 MiB, read within `--timeout`;
+    /// either way a usage error at once. A batch list on standard input is capped too.
+    @Test func standardInputIsCappedAndTimed() throws {
+        let zero = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
+        let (endless, endlessSeconds) = try run(["-"], input: zero, within: 60)
+        #expect(endless.status == 64 && endless.stderr.hasPrefix(
+            "Error: standard input holds more than 32 MiB, the most a page read from it ('-') may have"), "\(endless.stderr)")
+        #expect(endlessSeconds < 10, "\(endlessSeconds) s")
+
+        let pipe = Pipe() // its writing end stays open: the input never ends
+        pipe.fileHandleForWriting.write(Data("<!DOCTYPE html><p>the start of a page".utf8))
+        let (open, openSeconds) = try run(["--timeout", "2", "-"], input: pipe.fileHandleForReading, within: 60)
+        #expect(open.status == 64 && open.stderr.hasPrefix(
+            "Error: standard input did not end within 2 s (--timeout; 37 bytes read by then)"), "\(open.stderr)")
+        #expect(openSeconds < 5, "the read kept to --timeout: \(openSeconds) s")
+        try pipe.fileHandleForWriting.close()
+
+        let (list, _) = try run(["batch", "-"], input: try #require(FileHandle(forReadingAtPath: "/dev/zero")), within: 60)
+        #expect(list.status == 64 && list.stderr.hasPrefix("Error: the list: the list on standard input holds more than 256 MiB"),
+                "\(list.stderr)")
+
+        let page = try PageHeightBinary.run(["-"], stdin: "<!DOCTYPE html><body style='margin:0'><div style='height:321px'></div>")
+        #expect(page.status == 0 && page.stdout.hasPrefix("321 px"), "a page on standard input is measured as before: \(page.stdout)")
+    }
+
+    // MARK: - A list's lines
+
+    /// A 50 MB line in a list gave a 100 MB report line. A line is at most 128 KiB (one
+    /// command-line argument's most): longer is a usage error naming the line, before anything
+    /// is measured; a line of 128 KiB is still a page.
+    @Test func aListLineIsCapped() throws {
+        let directory = try workspace("list-line")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = directory.appendingPathComponent("list.txt").path
+        let huge = "data:text/html," + String(repeating: "a", count: 50 << 20)
+        try "# pages\n\(CommandLineTests.pages.path)/static.html\r\n\(huge)\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let started = Date()
+        let refused = try PageHeightBinary.run(["batch", list], within: 60)
+        #expect(refused.status == 64 && refused.stderr.hasPrefix("Error: the list: line 3 of \(list) is longer than 128 KiB"),
+                "\(refused.stderr.prefix(300))")
+        #expect(refused.stdout.isEmpty && Date().timeIntervalSince(started) < 20)
+
+        let longest = "data:text/html,<!DOCTYPE html><body style='margin:0'><div style='height:222px'></div><!--"
+        try (longest + String(repeating: "a", count: (128 << 10) - longest.utf8.count) + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let measured = try PageHeightBinary.run(["batch", "--no-progress", list], within: 120)
+        #expect(measured.status == 0 && measured.stdout.contains("\"height\":222"), "\(measured.stderr.suffix(300))")
+    }
 }
