@@ -7,10 +7,17 @@ extension RegressionSuite {
     static let keys = Set(["pages", "exclude", "widths", "fontSizes", "zooms", "template", "tolerancePx", "tolerancePercent",
                            "snapshots", "repeat"] + MeasuringOption.suiteKeys)
 
+    /// The largest suite file read: thousands of page entries.
+    public static let fileByteLimit = 4 << 20
+
     /// Reads and resolves the suite file at `path` (globs are expanded against the file system).
     public static func load(_ path: String) throws(SuiteError) -> RegressionSuite {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard let data = FileManager.default.contents(atPath: absolute) else {
+        let data: Data
+        do {
+            data = try BoundedInput.read(path: absolute, limit: fileByteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw SuiteError(absolute, "larger than \(BoundedInput.size(limit)), the most a suite file may be") }
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory)
             throw SuiteError(absolute, !exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "cannot read the file")
@@ -33,9 +40,14 @@ extension RegressionSuite {
             throw fail("expected a JSON object, e.g. { \"pages\": [\"a.html\"] }")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let variants = [("widths", document.widths?.count ?? 1), ("font sizes", document.fontSizes?.count ?? 1),
+                        ("zooms", document.zooms?.count ?? 1)]
+        // Before the pages are looked for, and again with them.
+        if let problem = RegressionSuite.tooManyCases(variants) { throw fail(problem) }
         do throws(SuiteValueProblem) {
             let options = try document.measureOptions(relativeTo: directory)
             let pages = try document.resolvedPages(relativeTo: directory)
+            if let problem = RegressionSuite.tooManyCases([("pages", pages.count)] + variants) { throw SuiteValueProblem(problem) }
             let defaults = MeasureOptions()
             return RegressionSuite(path: path, pages: pages, widths: document.widths ?? [options.width],
                                    fontSizes: document.fontSizes ?? [defaults.fontSize], zooms: document.zooms ?? [defaults.zoom],

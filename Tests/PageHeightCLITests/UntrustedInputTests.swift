@@ -139,4 +139,39 @@ struct UntrustedInputTests {
         let measured = try PageHeightBinary.run(["batch", "--no-progress", list], within: 120)
         #expect(measured.status == 0 && measured.stdout.contains("\"height\":222"), "\(measured.stderr.suffix(300))")
     }
+
+    // MARK: - SUITE-HUGE
+
+    /// A suite of 3000 widths × 500 font sizes × 100 zooms reached 11.4 GB before measuring
+    /// anything. A suite or a sweep expands to at most 10,000 cases: more is a usage error that
+    /// names the product, at once; a suite file is at most 4 MiB.
+    @Test func aSuiteExpandsToACappedNumberOfCases() throws {
+        let directory = try workspace("suite-huge")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("static.html"),
+                                         to: directory.appendingPathComponent("static.html"))
+        let widths = (1...3000).map(String.init).joined(separator: ","), fontSizes = (1...500).map(String.init).joined(separator: ",")
+        let zooms = (1...100).map { String(Double($0) / 10) }.joined(separator: ",")
+        try #"{ "pages": ["static.html"], "widths": [\#(widths)], "fontSizes": [\#(fontSizes)], "zooms": [\#(zooms)] }"#
+            .write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        let started = Date()
+        let check = try PageHeightBinary.run(["check", "--update"], in: directory, within: 60)
+        #expect(check.status == 64 && check.stderr.contains(
+            "suite.json: 3000 widths × 500 font sizes × 100 zooms = 150000000 cases; a suite or sweep expands to at most 10000"),
+                "\(check.stderr.prefix(400))")
+        let sweep = try PageHeightBinary.run(["sweep", "--widths", widths, "--font-sizes", fontSizes, "--zooms", zooms, "static.html"],
+                                             in: directory, within: 60)
+        #expect(sweep.status == 64 && sweep.stderr.hasPrefix(
+            "Error: 1 page × 3000 widths × 500 font sizes × 100 zooms = 150000000 cases"), "\(sweep.stderr.prefix(400))")
+        #expect(Date().timeIntervalSince(started) < 20)
+
+        try #"{ "pages": ["static.html"], "widths": [390, 1024] }"#.write(to: directory.appendingPathComponent("small.json"),
+                                                                            atomically: true, encoding: .utf8)
+        let small = try PageHeightBinary.run(["check", "--update", "--no-progress", "small.json"], in: directory, within: 120)
+        #expect(small.status == 0, "a suite under the cap is measured: \(small.stdout) \(small.stderr.suffix(300))")
+        try (#"{ "pages": ["static.html"] }"# + String(repeating: " ", count: 5 << 20))
+            .write(to: directory.appendingPathComponent("large.json"), atomically: true, encoding: .utf8)
+        let large = try PageHeightBinary.run(["check", "large.json"], in: directory, within: 60)
+        #expect(large.status == 64 && large.stderr.contains("large.json: larger than 4 MiB, the most a suite file may be"), "\(large.stderr)")
+    }
 }

@@ -144,6 +144,10 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
             for width in widths ?? [] { try checkRange(width, "--widths", MeasuringOption.widthRange) }
             for size in fontSizes ?? [] { try checkRange(size, "--font-sizes", MeasuringOption.fontSizeRange) }
             for zoom in zooms ?? [] { try checkRange(zoom, "--zooms", MeasuringOption.zoomRange) }
+            if let problem = RegressionSuite.tooManyCases([("pages", inputs.uniqued().count), ("widths", widths?.count ?? 1),
+                                                           ("font sizes", fontSizes?.count ?? 1), ("zooms", zooms?.count ?? 1)]) {
+                throw UsageError(problem)
+            }
             for option in MeasuringOption.all where option.suiteKey.isCases && measuring.names.contains(option.name) {
                 throw UsageError("'pageheight sweep' takes '\(option.name)s' (a list), not '\(option.name)'")
             }
