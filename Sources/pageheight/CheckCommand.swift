@@ -51,7 +51,7 @@ private func loadSuite(_ parsed: CheckArguments) throws(CheckExit) -> (Regressio
     let suite: RegressionSuite
     let baseline: Baseline?
     do {
-        suite = parsed.applied(to: try RegressionSuite.load(parsed.suite))
+        suite = parsed.applied(to: try RegressionSuite.load(parsed.suite, allowingOutside: parsed.allowOutside))
         baseline = try Baseline.load(suite.baselinePath)
     } catch let error as SuiteError {
         throw CheckExit(code: subcommandUsageError(error.description, usage: CheckArguments.checkUsage))

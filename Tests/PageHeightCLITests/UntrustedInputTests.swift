@@ -174,4 +174,41 @@ struct UntrustedInputTests {
         let large = try PageHeightBinary.run(["check", "large.json"], in: directory, within: 60)
         #expect(large.status == 64 && large.stderr.contains("large.json: larger than 4 MiB, the most a suite file may be"), "\(large.stderr)")
     }
+
+    // MARK: - A suite's files
+
+    /// A suite naming `../../home/.ssh/id_rsa` rendered that file into its snapshots on
+    /// `check --update`. A suite's pages, templates and cookies file are files of its own
+    /// folder: a path out of it, a glob, a `file:` URL, a link inside it to a file elsewhere are
+    /// each a usage error, and nothing is rendered; `--allow-outside` lets the suite name them.
+    @Test func aSuiteNamesOnlyFilesOfItsFolder() throws {
+        let directory = try workspace("suite-outside")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = directory.appendingPathComponent("home/.ssh"), suite = directory.appendingPathComponent("suite")
+        for folder in [secret, suite] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        try "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n".write(to: secret.appendingPathComponent("id_rsa"), atomically: true, encoding: .utf8)
+        try "<!DOCTYPE html><main>{{content}}</main>".write(to: secret.appendingPathComponent("template.html"), atomically: true, encoding: .utf8)
+        try "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\ts3cret\n".write(to: secret.appendingPathComponent("cookies.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("static.html"), to: suite.appendingPathComponent("static.html"))
+        try FileManager.default.createSymbolicLink(atPath: suite.appendingPathComponent("link.html").path, withDestinationPath: "../home/.ssh/id_rsa")
+        let id = secret.appendingPathComponent("id_rsa").path
+        for (pages, extra, named) in [
+            (#"["../home/.ssh/id_rsa"]"#, "", "the page '../home/.ssh/id_rsa'"),
+            (#"["../home/.ssh/*"]"#, "", "the page '../home/.ssh/cookies.txt'"),
+            (#"["\#(id)"]"#, "", "the page '\(id)'"),
+            (#"["file://\#(id)"]"#, "", "the page 'file://\(id)'"),
+            (#"["link.html"]"#, "", "the page 'link.html'"),
+            (#"["static.html"]"#, #", "template": "../home/.ssh/template.html""#, "the template ../home/.ssh/template.html"),
+            (#"[{ "path": "static.html", "template": "../home/.ssh/template.html" }]"#, "", "the template of 'static.html'"),
+            (#"["static.html"]"#, #", "cookiesFile": "../home/.ssh/cookies.txt""#, "'cookiesFile' ../home/.ssh/cookies.txt"),
+        ] {
+            try #"{ "pages": \#(pages)\#(extra) }"#.write(to: suite.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+            let run = try PageHeightBinary.run(["check", "--update", "--no-progress"], in: suite, within: 60)
+            #expect(run.status == 64 && run.stderr.contains("\(named) is outside the suite's folder "), "\(pages)\(extra): \(run.stderr.prefix(400))")
+            #expect(!FileManager.default.fileExists(atPath: suite.appendingPathComponent("suite.snapshots").path), "\(pages): rendered")
+        }
+        try #"{ "pages": ["../home/.ssh/id_rsa", "static.html"] }"#.write(to: suite.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        let allowed = try PageHeightBinary.run(["check", "--update", "--no-progress", "--allow-outside"], in: suite, within: 120)
+        #expect(allowed.status == 0 && allowed.stdout.contains("+ ../home/.ssh/id_rsa (width 390"), "\(allowed.stdout) \(allowed.stderr.suffix(300))")
+    }
 }

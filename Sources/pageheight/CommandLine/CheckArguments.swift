@@ -71,6 +71,8 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
     var grep: String?
     /// `--prune`: remove baseline entries whose page is no longer in the suite.
     var prune = false
+    /// `--allow-outside`: the suite may name files outside its folder.
+    var allowOutside = false
     // sweep
     var widths: [Int]?
     var fontSizes: [Int]?
@@ -109,6 +111,7 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
             case "--all": try only(.check); try given.flag(); result.all = true
             case "--grep": try only(.check); result.grep = try given.value()
             case "--prune": try only(.check); try given.flag(); result.prune = true
+            case "--allow-outside": try only(.check); try given.flag(); result.allowOutside = true
             case "--widths": try only(.sweep); result.widths = try given.list(example: "320,390", Int.init)
             case "--font-sizes": try only(.sweep); result.fontSizes = try given.list(example: "320,390", Int.init)
             case "--zooms":
@@ -194,6 +197,8 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
           --accept-status <list>  With --update, record these statuses too, e.g. timeout,crashed.
           --grep <pattern>        Only the cases whose name contains the pattern, or whose page or name
                                   matches it as a glob (*, ?, [...]); with --update, re-take only those.
+          --allow-outside         Let the suite name pages, templates and a cookies file outside its own
+                                  folder (by default refused: a suite may come from someone else).
           --prune                 Remove the baseline entries whose page is no longer in the suite (check
                                   lists them as stale).
           --junit <file>          Write JUnit XML: one testcase per case.
