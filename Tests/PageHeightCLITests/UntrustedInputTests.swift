@@ -211,4 +211,27 @@ struct UntrustedInputTests {
         let allowed = try PageHeightBinary.run(["check", "--update", "--no-progress", "--allow-outside"], in: suite, within: 120)
         #expect(allowed.status == 0 && allowed.stdout.contains("+ ../home/.ssh/id_rsa (width 390"), "\(allowed.stdout) \(allowed.stderr.suffix(300))")
     }
+
+    // MARK: - A baseline's numbers
+
+    /// A baseline height of 1e308 trapped the process (SIGILL, "Double value cannot be converted
+    /// to Int"). A baseline entry no measurement gives (a height beyond any page, a zoom or
+    /// width out of range) is a usage error naming the case.
+    @Test func aBaselineWithImpossibleNumbersIsAnError() throws {
+        let directory = try workspace("baseline-numbers")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(at: CommandLineTests.pages.appendingPathComponent("static.html"),
+                                         to: directory.appendingPathComponent("static.html"))
+        try #"{ "pages": ["static.html"] }"#.write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        let entry = #"{ "page": "static.html", "width": 390, "fontSize": 16, "zoom": ZOOM, "status": "ok", "height": HEIGHT }"#
+        for (zoom, height, problem) in [("1", "1e308", "height 1e+308 is not a page height (0 to 100000000 px)"),
+                                        ("1", "-5", "height -5.0 is not a page height"),
+                                        ("1e308", "1234", "zoom 1e+308 is not in 0.1...10.0")] {
+            let baseline = #"{ "version": 1, "cases": [ \#(entry.replacingOccurrences(of: "ZOOM", with: zoom).replacingOccurrences(of: "HEIGHT", with: height)) ] }"#
+            try baseline.write(to: directory.appendingPathComponent("suite.baseline.json"), atomically: true, encoding: .utf8)
+            let run = try PageHeightBinary.run(["check", "--no-progress"], in: directory, within: 60)
+            #expect(run.signal == nil && run.status == 64, "\(height): \(run.status) \(run.signal.map { "signal \($0)" } ?? "") \(run.stderr.suffix(300))")
+            #expect(run.stderr.contains("suite.baseline.json: case 1 (page static.html): \(problem)"), "\(run.stderr.prefix(400))")
+        }
+    }
 }
