@@ -115,7 +115,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         log = StandardOutput.log
     }
     if arguments.resume, let out = arguments.out,
-       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options) {
+       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options, unreadable: log.unreadable) {
         return usageError("--resume: \(out) cannot be resumed by this command: \(mismatch)")
     }
     let remaining = list.entries.filter { !log.done.contains($0.index) }

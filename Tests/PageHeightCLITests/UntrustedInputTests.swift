@@ -234,4 +234,36 @@ struct UntrustedInputTests {
             #expect(run.stderr.contains("suite.baseline.json: case 1 (page static.html): \(problem)"), "\(run.stderr.prefix(400))")
         }
     }
+
+    // MARK: - A results file changed by hand
+
+    /// `--resume` kept the duplicate and garbage lines of a tampered results file (and counted a
+    /// duplicate twice in its summary). Resuming a file with a line that is not a result, or two
+    /// results for one entry, is a usage error naming the lines; the file is left as it was.
+    @Test func resumeRefusesATamperedResultsFile() throws {
+        let directory = try workspace("resume-tampered")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = directory.appendingPathComponent("list.txt").path, out = directory.appendingPathComponent("out.jsonl").path
+        let pages = ["static.html", "absolute.html", "grow-2.5.html"].map { CommandLineTests.pages.appendingPathComponent($0).path }
+        try pages.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        try pages.prefix(2).joined(separator: "\n").write(toFile: list + ".2", atomically: true, encoding: .utf8)
+        let first = try PageHeightBinary.run(["batch", "--no-progress", "--out", out, list + ".2"], within: 120)
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(first.status == 0 && lines.count == 2, "\(first.stderr.suffix(300))")
+        for (name, tampered, message) in [
+            ("garbage", lines + ["not a result", "{\"no\": \"index\"}"], "its line 3 is not a result (a JSON object with an index), nor are 1 more"),
+            ("duplicate", lines + [lines[0]], "its lines 1 and 3 both hold a result for entry 0"),
+        ] {
+            let text = tampered.joined(separator: "\n") + "\n"
+            try text.write(toFile: out, atomically: true, encoding: .utf8)
+            let resumed = try PageHeightBinary.run(["batch", "--no-progress", "--resume", "--out", out, list], within: 120)
+            #expect(resumed.status == 64 && resumed.stderr.hasPrefix("Error: --resume: \(out) cannot be resumed by this command: \(message)"),
+                    "\(name): \(resumed.stderr.prefix(400))")
+            #expect(try String(contentsOfFile: out, encoding: .utf8) == text, "\(name): the file was changed")
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: out, atomically: true, encoding: .utf8)
+        let clean = try PageHeightBinary.run(["batch", "--no-progress", "--resume", "--out", out, list], within: 120)
+        #expect(clean.status == 0 && clean.stderr.hasPrefix("resuming: 2 pages already in \(out), 1 to go"), "\(clean.stderr.prefix(300))")
+        #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 3)
+    }
 }
