@@ -96,6 +96,17 @@ public struct RegressionSuite: Sendable, Equatable {
 
     public func page(named name: String) -> Page? { pages.first { $0.name == name } }
 
+    /// Throws when a case's view, or one its steps set, is larger at the suite's device scale than
+    /// the engine renders (`MeasureOptions.checkViewSize`).
+    public func checkViewSize() throws(UsageError) {
+        try options.checkViewSize(widths: widths, widthName: "width")
+        for page in pages where page.steps != nil {
+            var own = options
+            own.steps = page.steps
+            try own.checkViewSize(widths: widths, widthName: "width")
+        }
+    }
+
     /// The most cases a suite (or a sweep) expands to: a day's measuring on one machine. Its
     /// lists multiply (pages × widths × font sizes × zooms), so a short file can ask for more
     /// cases than memory holds; it is refused before any is made.

@@ -52,9 +52,12 @@ private func loadSuite(_ parsed: CheckArguments) throws(CheckExit) -> (Regressio
     let baseline: Baseline?
     do {
         suite = parsed.applied(to: try RegressionSuite.load(parsed.suite, allowingOutside: parsed.allowOutside))
+        try suite.checkViewSize()
         baseline = try Baseline.load(suite.baselinePath)
     } catch let error as SuiteError {
         throw CheckExit(code: subcommandUsageError(error.description, usage: CheckArguments.checkUsage))
+    } catch let error as UsageError {
+        throw CheckExit(code: subcommandUsageError("\(parsed.suite): \(error.message)", usage: CheckArguments.checkUsage))
     } catch {
         throw CheckExit(code: subcommandUsageError("\(error)", usage: CheckArguments.checkUsage))
     }

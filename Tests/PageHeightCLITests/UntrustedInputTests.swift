@@ -266,4 +266,33 @@ struct UntrustedInputTests {
         #expect(clean.status == 0 && clean.stderr.hasPrefix("resuming: 2 pages already in \(out), 1 to go"), "\(clean.stderr.prefix(300))")
         #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 3)
     }
+
+    // MARK: - A view larger than the engine renders
+
+    /// `--device iphone --then width=100000` (300,000 device pixels) crashed the web process. A
+    /// side of the view, the first or one a step sets, is at most 100,000 device pixels (what
+    /// `--width` allows at scale 1): larger is a usage error at once, in a single run, a suite
+    /// and a sweep. At the limit it is still a measurement.
+    @Test func aViewIsNoLargerThanTheEngineRenders() throws {
+        let page = CommandLineTests.pages.appendingPathComponent("static.html").path
+        let limit = "a side of the view is at most 33333 CSS px there, 100000 device pixels, the most the engine renders"
+        for arguments in [["--device", "iphone", "--then", "width=100000"], ["--then", "height=40000", "--device", "android"],
+                          ["--device", "iphone", "--width", "50000"]] {
+            let run = try PageHeightBinary.run(arguments + [page], within: 60)
+            #expect(run.status == 64 && run.stderr.hasPrefix("Error: '") && run.stderr.contains(limit), "\(arguments): \(run.stderr.prefix(300))")
+        }
+        let directory = try workspace("view-size")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(atPath: page, toPath: directory.appendingPathComponent("static.html").path)
+        try #"{ "pages": [{ "path": "static.html", "steps": ["width=100000"] }], "device": "iphone" }"#
+            .write(to: directory.appendingPathComponent("suite.json"), atomically: true, encoding: .utf8)
+        let check = try PageHeightBinary.run(["check", "--update"], in: directory, within: 60)
+        #expect(check.status == 64 && check.stderr.contains("'--then width=100000' with --device iphone (scale 3): \(limit)"),
+                "\(check.stderr.prefix(300))")
+        let sweep = try PageHeightBinary.run(["sweep", "--device", "ipad", "--widths", "390,60000", page], within: 60)
+        #expect(sweep.status == 64 && sweep.stderr.contains("'--widths 60000' with --device ipad (scale 2): a side of the view is at most 50000 CSS px"),
+                "\(sweep.stderr.prefix(300))")
+        let atTheLimit = try PageHeightBinary.run(["--device", "ipad", "--then", "width=50000", page], within: 120)
+        #expect(atTheLimit.status != 64 && atTheLimit.stdout.hasPrefix("1234 px"), "\(atTheLimit.stdout) \(atTheLimit.stderr.suffix(300))")
+    }
 }

@@ -377,7 +377,7 @@ extension MeasuringOption {
             }
             options.device = name == .desktop ? nil : name
         },
-        check: { _ throws(UsageError) in },
+        check: { options throws(UsageError) in try options.checkViewSize() },
         copy: { from, to in to.device = from.device })
 
     /// A language tag as `Accept-Language` carries it: letters, then `-` and letters or digits.

@@ -147,6 +147,7 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
             for width in widths ?? [] { try checkRange(width, "--widths", MeasuringOption.widthRange) }
             for size in fontSizes ?? [] { try checkRange(size, "--font-sizes", MeasuringOption.fontSizeRange) }
             for zoom in zooms ?? [] { try checkRange(zoom, "--zooms", MeasuringOption.zoomRange) }
+            if let widths { try measuring.applied(to: MeasureOptions()).checkViewSize(widths: widths, widthName: "--widths") }
             if let problem = RegressionSuite.tooManyCases([("pages", inputs.uniqued().count), ("widths", widths?.count ?? 1),
                                                            ("font sizes", fontSizes?.count ?? 1), ("zooms", zooms?.count ?? 1)]) {
                 throw UsageError(problem)
