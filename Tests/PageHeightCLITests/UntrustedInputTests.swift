@@ -93,7 +93,8 @@ struct UntrustedInputTests {
 
     /// `pageheight - < /dev/zero` read 7.7 GB in 15 s, and `--timeout` did not hold while standard
     /// input was read. A page on standard input is at most 32 MiB, read within `--timeout`;
-    /// either way a usage error at once. A batch list on standard input is capped too.
+    /// either way a usage error at once. A batch list and `replay`'s reports on standard input
+    /// are capped too.
     @Test func standardInputIsCappedAndTimed() throws {
         let zero = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
         let (endless, endlessSeconds) = try run(["-"], input: zero, within: 60)
@@ -112,6 +113,10 @@ struct UntrustedInputTests {
         let (list, _) = try run(["batch", "-"], input: try #require(FileHandle(forReadingAtPath: "/dev/zero")), within: 60)
         #expect(list.status == 64 && list.stderr.hasPrefix("Error: the list: the list on standard input holds more than 256 MiB"),
                 "\(list.stderr)")
+
+        let (reports, _) = try run(["replay", "-"], input: try #require(FileHandle(forReadingAtPath: "/dev/zero")), within: 60)
+        #expect(reports.status == 64 && reports.stderr.hasPrefix(
+            "Error: the reports: larger than 256 MiB (the most a file of reports may hold): standard input"), "\(reports.stderr)")
 
         let page = try PageHeightBinary.run(["-"], stdin: "<!DOCTYPE html><body style='margin:0'><div style='height:321px'></div>")
         #expect(page.status == 0 && page.stdout.hasPrefix("321 px"), "a page on standard input is measured as before: \(page.stdout)")
