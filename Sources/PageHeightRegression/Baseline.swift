@@ -98,10 +98,19 @@ public struct Baseline: Sendable, Equatable, Codable {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
+    /// The largest baseline read: hundreds of thousands of entries, far more than a suite's 10,000 cases.
+    public static let byteLimit = 64 << 20
+
     /// Reads the baseline at `path`; nil when there is none.
     public static func load(_ path: String) throws(BaselineError) -> Baseline? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else { throw BaselineError(path, "cannot read the file") }
+        let data: Data
+        do {
+            data = try BoundedInput.read(path: path, limit: byteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw BaselineError(path, "larger than \(BoundedInput.size(limit)), the most a baseline may be") }
+            throw BaselineError(path, "cannot read the file")
+        }
         do {
             let baseline = try JSONDecoder().decode(Baseline.self, from: data)
             guard baseline.version == 1 else { throw BaselineError(path, "unknown version \(baseline.version) (this pageheight writes 1)") }

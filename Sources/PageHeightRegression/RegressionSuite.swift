@@ -72,7 +72,7 @@ public struct RegressionSuite: Sendable, Equatable {
 
     /// The samples at `timelinePath(testCase)`; nil when none were recorded or the file is not one.
     public func baselineTimeline(_ testCase: RegressionCase) -> [HeightSample]? {
-        FileManager.default.contents(atPath: timelinePath(testCase)).flatMap { try? JSONDecoder().decode([HeightSample].self, from: $0) }
+        (try? BoundedInput.read(path: timelinePath(testCase), limit: 16 << 20)).flatMap { try? JSONDecoder().decode([HeightSample].self, from: $0) }
     }
 
     /// Keeps `samples` as the baseline's timeline of `testCase` (compact JSON: it is data, not

@@ -300,4 +300,25 @@ struct UntrustedInputTests {
         let atTheLimit = try PageHeightBinary.run(["--device", "ipad", "--then", "width=50000", page], within: 120)
         #expect(atTheLimit.status != 64 && atTheLimit.stdout.hasPrefix("1234 px"), "\(atTheLimit.stdout) \(atTheLimit.stderr.suffix(300))")
     }
+
+    // MARK: - A template that multiplies its fragment
+
+    /// A reader template inserts its fragment at every `{{article}}`: 1000 of them and a 1 MB
+    /// fragment made a 1 GB page. A page given as text (standard input, a template with its
+    /// fragment) is at most 32 MiB: more is an error at once, for one page and in a batch.
+    @Test func aTemplateCannotMultiplyItsFragmentPastAPage() throws {
+        let directory = try workspace("template-copies")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let template = directory.appendingPathComponent("template.html").path, fragment = directory.appendingPathComponent("a.html").path
+        try ("<!DOCTYPE html><body>" + String(repeating: "<div>{{article}}</div>", count: 1000)).write(toFile: template, atomically: true, encoding: .utf8)
+        try ("<p>" + String(repeating: "x", count: 1 << 20) + "</p>").write(toFile: fragment, atomically: true, encoding: .utf8)
+        let single = try PageHeightBinary.run(["--template", template, fragment], within: 60)
+        #expect(single.status == 64 && single.stderr.contains("\(fragment): the template takes 1000 copies of it: ")
+                && single.stderr.contains("more than 32 MiB, the most a page given as text may have"), "\(single.stderr.prefix(400))")
+        let list = directory.appendingPathComponent("list.txt").path
+        try fragment.write(toFile: list, atomically: true, encoding: .utf8)
+        let batch = try PageHeightBinary.run(["batch", "--no-progress", "--template", template, list], within: 60)
+        #expect(batch.status == 1 && batch.stdout.contains("\"status\":\"load-error\"") && batch.stdout.contains("1000 copies of it"),
+                "\(batch.stdout.prefix(400)) \(batch.stderr.suffix(300))")
+    }
 }

@@ -19,8 +19,9 @@ public enum PageSource: Sendable, Equatable {
         }
     }
 
-    /// The most HTML a page on standard input may have: 20 times the largest page of the article
-    /// corpus. More is an error, not read (`pageheight - < /dev/zero`).
+    /// The most HTML a page given as text may have (on standard input, or a reader template with
+    /// its fragment): 20 times the largest page of the article corpus. More is an error, not read
+    /// (`pageheight - < /dev/zero`).
     public static let standardInputLimit = 32 << 20
 
     /// The HTML on standard input, read to its end: at most `standardInputLimit` bytes, and only
