@@ -274,11 +274,12 @@ static void cookie_added(GObject *source, GAsyncResult *result, gpointer user_da
 }
 
 void ph_web_view_add_cookie(WebKitWebView *view, const char *name, const char *value, const char *domain,
-                            const char *path, gboolean secure, gboolean http_only, gint64 expires, ph_done_fn fn,
-                            gpointer data) {
+                            const char *path, gboolean secure, gboolean http_only, gint64 expires,
+                            gboolean same_site_lax, ph_done_fn fn, gpointer data) {
     SoupCookie *cookie = soup_cookie_new(name, value, domain, path, -1);
     soup_cookie_set_secure(cookie, secure);
     soup_cookie_set_http_only(cookie, http_only);
+    if (same_site_lax) soup_cookie_set_same_site_policy(cookie, SOUP_SAME_SITE_POLICY_LAX);
     if (expires > 0) {
         GDateTime *when = g_date_time_new_from_unix_utc(expires);
         soup_cookie_set_expires(cookie, when);

@@ -35,12 +35,20 @@ public struct PageList: Sendable, Equatable {
         entries = pages.enumerated().map { Entry(index: $0.offset, page: $0.element) }
     }
 
+    /// The most a list may hold, in bytes: millions of URLs.
+    public static let byteLimit = 256 << 20
+    /// The longest line of a list, in bytes: as much as one command-line argument holds
+    /// (Linux's `MAX_ARG_STRLEN`), so a list names any page a command line could. A report
+    /// repeats its page's URL: a longer line would make report lines of its size.
+    public static let lineLimit = 128 << 10
+
     /// Reads a list argument: `-` (stdin), a directory, or a list file.
     public static func read(_ argument: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
-                            standardInput: () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> PageList {
+                            standardInput: () throws -> Data? = { try readStandardInput() }) throws -> PageList {
         if argument == "-" {
-            let text = String(decoding: standardInput() ?? Data(), as: UTF8.self)
-            return try nonEmpty(PageList(text: text, baseDirectory: currentDirectory), argument)
+            let data = try standardInput() ?? Data()
+            try checkLines(data, argument)
+            return try nonEmpty(PageList(text: String(decoding: data, as: UTF8.self), baseDirectory: currentDirectory), argument)
         }
         let path = argument.hasPrefix("/") ? argument
             : URL(fileURLWithPath: currentDirectory).appendingPathComponent(argument).path
@@ -53,9 +61,46 @@ public struct PageList: Sendable, Equatable {
             guard !files.isEmpty else { throw InputError.noPages(path, directory: true) }
             return PageList(entries: files.enumerated().map { Entry(index: $0.offset, page: $0.element) })
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw InputError.unreadable(path) }
+        let data: Data
+        do {
+            data = try BoundedInput.read(path: path, limit: byteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw InputError.listTooLarge(path, limit: limit) }
+            throw InputError.unreadable(path)
+        }
+        try checkLines(data, path)
         return try nonEmpty(PageList(text: String(decoding: data, as: UTF8.self),
                                      baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path), path)
+    }
+
+    /// A list on standard input, read to its end or to `byteLimit`.
+    public static func readStandardInput() throws -> Data {
+        do {
+            return try BoundedInput.read(descriptor: STDIN_FILENO, limit: byteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw InputError.listTooLarge("-", limit: limit) }
+            throw InputError.standardInputUnreadable("\(error)")
+        }
+    }
+
+    /// Throws for the first line longer than `lineLimit` (any end of line counts: LF, CR).
+    static func checkLines(_ data: Data, _ name: String) throws {
+        let long: Int? = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int? in
+            var number = 1, length = 0
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == 0x0A || byte == 0x0D {
+                    if !(byte == 0x0A && previous == 0x0D) { number += 1 }
+                    length = 0
+                } else {
+                    length += 1
+                    if length > lineLimit { return number }
+                }
+                previous = byte
+            }
+            return nil
+        }
+        if let long { throw InputError.listLineTooLong(name, line: long, limit: lineLimit) }
     }
 
     private static func nonEmpty(_ list: PageList, _ name: String) throws -> PageList {

@@ -13,7 +13,8 @@ import Glibc
 /// mixing or discarding lines, and is written in append mode.
 ///
 /// With `resume`, an existing file is read first: the indexes it holds are done, and a last line
-/// cut off by a kill (one without its newline that does not parse) is removed.
+/// cut off by a kill (one without its newline that does not parse) is removed. Any other line
+/// that is not a result is kept and listed (`unreadable`), for `ResumeCheck` to refuse.
 public final class ResultLog: @unchecked Sendable {
     private let fd: Int32
     private let name: String
@@ -34,6 +35,8 @@ public final class ResultLog: @unchecked Sendable {
     public let repaired: Bool
     /// What each result already in the file says about how it was made (for `ResumeCheck`).
     public let recorded: [ResumeCheck.Recorded]
+    /// The lines (from 1) already in the file that are not results: no JSON object with an index.
+    public let unreadable: [Int]
 
     /// Opens `path` for writing: emptied, or kept and appended to when `resume`.
     public init(path: String, resume: Bool) throws(OutputError) {
@@ -51,6 +54,7 @@ public final class ResultLog: @unchecked Sendable {
         var done: Set<Int> = []
         var repaired = false
         var recorded: [ResumeCheck.Recorded] = []
+        var unreadable: [Int] = []
         if regular {
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)
@@ -68,16 +72,20 @@ public final class ResultLog: @unchecked Sendable {
                         repaired = true
                     }
                 }
-                for line in data.prefix(keep).split(separator: UInt8(ascii: "\n")) {
-                    if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                       let index = object["index"] as? Int {
-                        done.insert(index)
-                        let options = (object["options"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
-                        recorded.append(ResumeCheck.Recorded(index: index, url: object["url"] as? String ?? "",
-                                                             options: options.map { String(decoding: $0, as: UTF8.self) } ?? "{}",
-                                                             status: (object["status"] as? String).flatMap { PageStatus(rawValue: $0) },
-                                                             seconds: (object["timings"] as? [String: Any])?["total"] as? Double))
+                for (number, line) in data.prefix(keep).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+                where !line.isEmpty {
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                          let index = object["index"] as? Int else {
+                        unreadable.append(number + 1)
+                        continue
                     }
+                    done.insert(index)
+                    let options = (object["options"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                    recorded.append(ResumeCheck.Recorded(index: index, url: object["url"] as? String ?? "",
+                                                         options: options.map { String(decoding: $0, as: UTF8.self) } ?? "{}",
+                                                         status: (object["status"] as? String).flatMap { PageStatus(rawValue: $0) },
+                                                         seconds: (object["timings"] as? [String: Any])?["total"] as? Double,
+                                                         line: number + 1))
                 }
                 if repaired { ftruncate(fd, off_t(keep)) }
             } else {
@@ -92,6 +100,7 @@ public final class ResultLog: @unchecked Sendable {
         self.done = done
         self.repaired = repaired
         self.recorded = recorded
+        self.unreadable = unreadable
     }
 
     /// Standard output as the log (nothing to resume).
@@ -101,6 +110,7 @@ public final class ResultLog: @unchecked Sendable {
         done = []
         repaired = false
         recorded = []
+        unreadable = []
     }
 
     deinit {

@@ -14,15 +14,30 @@ public enum ResumeCheck {
         /// Its status, and its `timings.total` (nil when the line has none).
         public var status: PageStatus?
         public var seconds: Double?
+        /// Its line in the file, from 1 (0: not known).
+        public var line: Int
 
-        public init(index: Int, url: String, options: String, status: PageStatus? = nil, seconds: Double? = nil) {
-            (self.index, self.url, self.options, self.status, self.seconds) = (index, url, options, status, seconds)
+        public init(index: Int, url: String, options: String, status: PageStatus? = nil, seconds: Double? = nil, line: Int = 0) {
+            (self.index, self.url, self.options, self.status, self.seconds, self.line) = (index, url, options, status, seconds, line)
         }
     }
 
     /// Why `recorded` cannot be resumed with `list` and `options`, naming the first difference;
-    /// nil when it can.
-    public static func mismatch(_ recorded: [Recorded], list: PageList, options: MeasureOptions) -> String? {
+    /// nil when it can. A file whose lines are not all results (`unreadable`, their numbers), or
+    /// that holds two results for one entry, was changed by someone else: which line is right is
+    /// not for pageheight to guess, and counting both would make the summary wrong.
+    public static func mismatch(_ recorded: [Recorded], list: PageList, options: MeasureOptions, unreadable: [Int] = []) -> String? {
+        if let line = unreadable.first {
+            return "its line \(line) is not a result (a JSON object with an index)"
+                + (unreadable.count > 1 ? ", nor are \(unreadable.count - 1) more" : "") + "; remove such lines, or start again without --resume"
+        }
+        var first: [Int: Int] = [:]
+        for record in recorded {
+            if let earlier = first[record.index] {
+                return "its lines \(earlier) and \(record.line) both hold a result for entry \(record.index); keep one, or start again without --resume"
+            }
+            first[record.index] = record.line
+        }
         let current = optionValues(encode(options))
         // An option a result does not name was written before the option existed, at the value
         // it had then: its default, but the real clock (the virtual one came later, and became

@@ -26,7 +26,25 @@ public struct Baseline: Sendable, Equatable, Codable {
         }
 
         public var testCase: RegressionCase { RegressionCase(page: page, width: width, fontSize: fontSize, zoom: zoom) }
+
+        /// What makes the entry one no measurement gives (a hand-edited or hostile file), or nil:
+        /// its numbers are printed and compared, and a height of 1e308 cannot be shown as whole px.
+        var problem: String? {
+            if !MeasuringOption.widthRange.contains(width) { return "width \(width) is not in \(MeasuringOption.widthRange)" }
+            if !MeasuringOption.fontSizeRange.contains(fontSize) { return "font size \(fontSize) is not in \(MeasuringOption.fontSizeRange)" }
+            if !MeasuringOption.zoomRange.contains(zoom) { return "zoom \(zoom) is not in \(MeasuringOption.zoomRange)" }
+            for (what, value) in [("height", height)] + (steps ?? []).map({ ("the height after \($0.step.prefix(200))", $0.height) }) {
+                if let value, !Baseline.heightRange.contains(value) {
+                    return "\(what) \(value) is not a page height (0 to \(Int(Baseline.heightRange.upperBound)) px)"
+                }
+            }
+            return nil
+        }
     }
+
+    /// The heights a baseline may hold, CSS px: above the tallest page the engine lays out
+    /// (33,554,431 px, WebKit's largest layout unit), and exactly representable as whole px.
+    public static let heightRange = 0.0...100_000_000
 
     /// One step's result: the step as given, its status, its height.
     public struct StepEntry: Sendable, Equatable, Codable {
@@ -80,13 +98,25 @@ public struct Baseline: Sendable, Equatable, Codable {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
+    /// The largest baseline read: hundreds of thousands of entries, far more than a suite's 10,000 cases.
+    public static let byteLimit = 64 << 20
+
     /// Reads the baseline at `path`; nil when there is none.
     public static func load(_ path: String) throws(BaselineError) -> Baseline? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else { throw BaselineError(path, "cannot read the file") }
+        let data: Data
+        do {
+            data = try BoundedInput.read(path: path, limit: byteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw BaselineError(path, "larger than \(BoundedInput.size(limit)), the most a baseline may be") }
+            throw BaselineError(path, "cannot read the file")
+        }
         do {
             let baseline = try JSONDecoder().decode(Baseline.self, from: data)
             guard baseline.version == 1 else { throw BaselineError(path, "unknown version \(baseline.version) (this pageheight writes 1)") }
+            for (index, entry) in baseline.cases.enumerated() {
+                if let problem = entry.problem { throw BaselineError(path, "case \(index + 1) (page \(entry.page.prefix(200))): \(problem)") }
+            }
             return Baseline(cases: baseline.cases, measuredWith: baseline.measuredWith)
         } catch let error as BaselineError {
             throw error

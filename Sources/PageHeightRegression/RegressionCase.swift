@@ -40,7 +40,7 @@ public struct RegressionCase: Hashable, Sendable, Comparable, Codable {
 
     /// `1` for 1.0, `1.25` for 1.25.
     static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() ? Int(exactly: value).map(String.init) ?? String(value) : String(value)
     }
 
     /// FNV-1a, 32 bits, in hex: stable across runs and machines (unlike `Hasher`).

@@ -72,7 +72,7 @@ public struct RegressionSuite: Sendable, Equatable {
 
     /// The samples at `timelinePath(testCase)`; nil when none were recorded or the file is not one.
     public func baselineTimeline(_ testCase: RegressionCase) -> [HeightSample]? {
-        FileManager.default.contents(atPath: timelinePath(testCase)).flatMap { try? JSONDecoder().decode([HeightSample].self, from: $0) }
+        (try? BoundedInput.read(path: timelinePath(testCase), limit: 16 << 20)).flatMap { try? JSONDecoder().decode([HeightSample].self, from: $0) }
     }
 
     /// Keeps `samples` as the baseline's timeline of `testCase` (compact JSON: it is data, not
@@ -95,6 +95,36 @@ public struct RegressionSuite: Sendable, Equatable {
     }
 
     public func page(named name: String) -> Page? { pages.first { $0.name == name } }
+
+    /// Throws when a case's view, or one its steps set, is larger at the suite's device scale than
+    /// the engine renders (`MeasureOptions.checkViewSize`).
+    public func checkViewSize() throws(UsageError) {
+        try options.checkViewSize(widths: widths, widthName: "width")
+        for page in pages where page.steps != nil {
+            var own = options
+            own.steps = page.steps
+            try own.checkViewSize(widths: widths, widthName: "width")
+        }
+    }
+
+    /// The most cases a suite (or a sweep) expands to: a day's measuring on one machine. Its
+    /// lists multiply (pages × widths × font sizes × zooms), so a short file can ask for more
+    /// cases than memory holds; it is refused before any is made.
+    public static let caseLimit = 10_000
+
+    /// Why `counts` (each list's plural name and length, e.g. `("widths", 3000)`) multiply to more
+    /// than `caseLimit` cases, naming the product; nil when they do not.
+    public static func tooManyCases(_ counts: [(name: String, count: Int)]) -> String? {
+        var product = 1
+        for (_, count) in counts {
+            let (next, overflow) = product.multipliedReportingOverflow(by: max(count, 0))
+            product = overflow ? Int.max : next
+        }
+        guard product > caseLimit else { return nil }
+        let factors = counts.map { "\($0.count) \($0.count == 1 ? String($0.name.dropLast()) : $0.name)" }.joined(separator: " × ")
+        return "\(factors) = \(product == Int.max ? "more than \(Int.max)" : String(product)) cases; a suite or sweep expands "
+            + "to at most \(caseLimit) (measure fewer combinations, or split it)"
+    }
 
     /// The options a case is measured with: the suite's, at the case's width, font size, zoom.
     public func options(for testCase: RegressionCase) -> MeasureOptions {

@@ -7,20 +7,30 @@ extension RegressionSuite {
     static let keys = Set(["pages", "exclude", "widths", "fontSizes", "zooms", "template", "tolerancePx", "tolerancePercent",
                            "snapshots", "repeat"] + MeasuringOption.suiteKeys)
 
+    /// The largest suite file read: thousands of page entries.
+    public static let fileByteLimit = 4 << 20
+
     /// Reads and resolves the suite file at `path` (globs are expanded against the file system).
-    public static func load(_ path: String) throws(SuiteError) -> RegressionSuite {
+    /// Its pages, templates and cookies file are files of its own folder (or below), links
+    /// followed, unless `allowingOutside` (`check --allow-outside`): a suite may come from
+    /// someone else, and `--update` renders its pages into snapshots.
+    public static func load(_ path: String, allowingOutside: Bool = false) throws(SuiteError) -> RegressionSuite {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard let data = FileManager.default.contents(atPath: absolute) else {
+        let data: Data
+        do {
+            data = try BoundedInput.read(path: absolute, limit: fileByteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw SuiteError(absolute, "larger than \(BoundedInput.size(limit)), the most a suite file may be") }
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory)
             throw SuiteError(absolute, !exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "cannot read the file")
         }
-        return try parse(data, path: absolute)
+        return try parse(data, path: absolute, allowingOutside: allowingOutside)
     }
 
     /// Parses suite JSON for the suite file at `path` (absolute); expands its pages against the
     /// file system.
-    public static func parse(_ data: Data, path: String) throws(SuiteError) -> RegressionSuite {
+    public static func parse(_ data: Data, path: String, allowingOutside: Bool = false) throws(SuiteError) -> RegressionSuite {
         func fail(_ detail: String) -> SuiteError { SuiteError(path, detail) }
         let document: SuiteDocument
         do {
@@ -33,9 +43,14 @@ extension RegressionSuite {
             throw fail("expected a JSON object, e.g. { \"pages\": [\"a.html\"] }")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let variants = [("widths", document.widths?.count ?? 1), ("font sizes", document.fontSizes?.count ?? 1),
+                        ("zooms", document.zooms?.count ?? 1)]
+        // Before the pages are looked for, and again with them.
+        if let problem = RegressionSuite.tooManyCases(variants) { throw fail(problem) }
         do throws(SuiteValueProblem) {
-            let options = try document.measureOptions(relativeTo: directory)
-            let pages = try document.resolvedPages(relativeTo: directory)
+            let options = try document.measureOptions(relativeTo: directory, allowingOutside: allowingOutside)
+            let pages = try document.resolvedPages(relativeTo: directory, allowingOutside: allowingOutside)
+            if let problem = RegressionSuite.tooManyCases([("pages", pages.count)] + variants) { throw SuiteValueProblem(problem) }
             let defaults = MeasureOptions()
             return RegressionSuite(path: path, pages: pages, widths: document.widths ?? [options.width],
                                    fontSizes: document.fontSizes ?? [defaults.fontSize], zooms: document.zooms ?? [defaults.zoom],
@@ -152,12 +167,15 @@ struct SuiteDocument: Decodable {
 
     /// The measuring options the suite sets, over the defaults; a path is taken relative to the
     /// suite file's folder.
-    func measureOptions(relativeTo directory: String) throws(SuiteValueProblem) -> MeasureOptions {
+    func measureOptions(relativeTo directory: String, allowingOutside: Bool = true) throws(SuiteValueProblem) -> MeasureOptions {
         var options = MeasureOptions()
         for option in MeasuringOption.all {
             guard case .value(let key) = option.suiteKey, var value = measuring[key] else { continue }
-            if option.suiteValueIsPath, let path = value.string, !path.hasPrefix("/") {
-                value = .string(URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path)
+            if option.suiteValueIsPath, let path = value.string {
+                let absolute = path.hasPrefix("/") ? path
+                    : URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
+                if !allowingOutside { try Self.checkInside(absolute, as: "'\(key)' \(path)", folder: directory) }
+                value = .string(absolute)
             }
             try option.readSuite(value, key, &options)
         }
@@ -166,12 +184,16 @@ struct SuiteDocument: Decodable {
     }
 
     /// The pages, globs expanded against the file system, each once, without the excluded ones.
-    func resolvedPages(relativeTo directory: String) throws(SuiteValueProblem) -> [RegressionSuite.Page] {
+    func resolvedPages(relativeTo directory: String, allowingOutside: Bool = true) throws(SuiteValueProblem) -> [RegressionSuite.Page] {
         let suiteTemplate = template.map { RegressionSuite.TemplateChoice($0, relativeTo: directory) }
+        if !allowingOutside, case .file(let path)? = suiteTemplate { try Self.checkInside(path, as: "the template \(template!)", folder: directory) }
         var resolved: [RegressionSuite.Page] = []
         for entry in pages {
             var template = suiteTemplate
             if let own = entry.template { template = own.map { RegressionSuite.TemplateChoice($0, relativeTo: directory) } }
+            if !allowingOutside, let own = entry.template, case .file(let path)? = own.map({ RegressionSuite.TemplateChoice($0, relativeTo: directory) }) {
+                try Self.checkInside(path, as: "the template of '\(entry.path)'", folder: directory)
+            }
             var steps: [PageStep]?
             if let value = entry.steps {
                 var pageOptions = MeasureOptions()
@@ -184,6 +206,12 @@ struct SuiteDocument: Decodable {
             } catch {
                 throw SuiteValueProblem(error.description)
             }
+            if !allowingOutside {
+                for page in found {
+                    guard let path = Self.filePath(page.location) else { continue } // http(s), data:, about:
+                    try Self.checkInside(path, as: "the page '\(page.name)'", folder: directory)
+                }
+            }
             for page in found where !resolved.contains(where: { $0.name == page.name }) {
                 resolved.append(RegressionSuite.Page(name: page.name, location: page.location, template: template, steps: steps))
             }
@@ -193,5 +221,27 @@ struct SuiteDocument: Decodable {
             guard !resolved.isEmpty else { throw SuiteValueProblem("'exclude' leaves no page") }
         }
         return resolved
+    }
+
+    /// The file a page's location names: its path, or a `file:` URL's; nil for other URLs.
+    static func filePath(_ location: String) -> String? {
+        if location.hasPrefix("/") { return location }
+        guard location.lowercased().hasPrefix("file:") else { return nil }
+        return URL(string: location).map(\.path) ?? String(location.dropFirst("file:".count))
+    }
+
+    /// Throws unless `path` is in `folder` or below it, both with their links followed (a link
+    /// in the folder to a file elsewhere is elsewhere). A path that does not exist is judged as
+    /// written; what is missing is said later.
+    static func checkInside(_ path: String, as what: String, folder: String) throws(SuiteValueProblem) {
+        func real(_ path: String) -> String {
+            guard let resolved = realpath(path, nil) else { return URL(fileURLWithPath: path).standardizedFileURL.path }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let base = real(folder), file = real(path)
+        guard file != base, !file.hasPrefix(base == "/" ? "/" : base + "/") else { return }
+        throw SuiteValueProblem("\(what) is outside the suite's folder \(base): a suite names files of its own folder, "
+            + "since it may come from someone else; 'pageheight check --allow-outside' lets it name \(file)")
     }
 }

@@ -112,6 +112,6 @@ public struct SweepTable: Sendable, Equatable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(items)) ?? Data("[]".utf8), as: UTF8.self)
+        return PageText.printableJSON(String(decoding: (try? encoder.encode(items)) ?? Data("[]".utf8), as: UTF8.self))
     }
 }

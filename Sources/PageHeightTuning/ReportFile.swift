@@ -4,17 +4,28 @@ import PageHeightCore
 /// A file of recorded reports: JSON Lines (`batch`, several pages) or one pretty-printed
 /// report (`--json`).
 public enum ReportFile {
-    /// Reads the reports in `path` (`-` reads standard input), in file order.
+    /// The most a file of reports may hold: a batch of thousands of pages, as a list may hold.
+    public static let byteLimit = 256 << 20
+
+    /// Reads the reports in `path` (`-` reads standard input), in file order: at most
+    /// `byteLimit` bytes (`replay - < /dev/zero` ends in an error, not in all of memory).
     public static func read(_ path: String) throws(ReportFileError) -> [RecordedReport] {
         let data: Data
-        if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .unreadable(path, "no such file") }
-            guard !isDirectory.boolValue else { throw .unreadable(path, "is a directory") }
-            guard let contents = FileManager.default.contents(atPath: path) else { throw .unreadable(path, "cannot be read") }
-            data = contents
+        do {
+            if path == "-" {
+                data = try BoundedInput.read(descriptor: STDIN_FILENO, limit: byteLimit)
+            } else {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw ReportFileError.unreadable(path, "no such file") }
+                guard !isDirectory.boolValue else { throw ReportFileError.unreadable(path, "is a directory") }
+                data = try BoundedInput.read(path: path, limit: byteLimit)
+            }
+        } catch let error as ReportFileError {
+            throw error
+        } catch BoundedInput.Failure.tooLarge(let limit) {
+            throw .unreadable(path == "-" ? "standard input" : path, "larger than \(BoundedInput.size(limit)) (the most a file of reports may hold)")
+        } catch {
+            throw .unreadable(path == "-" ? "standard input" : path, "cannot be read")
         }
         return try parse(data, name: path == "-" ? "standard input" : path)
     }

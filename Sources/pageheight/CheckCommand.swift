@@ -51,10 +51,13 @@ private func loadSuite(_ parsed: CheckArguments) throws(CheckExit) -> (Regressio
     let suite: RegressionSuite
     let baseline: Baseline?
     do {
-        suite = parsed.applied(to: try RegressionSuite.load(parsed.suite))
+        suite = parsed.applied(to: try RegressionSuite.load(parsed.suite, allowingOutside: parsed.allowOutside))
+        try suite.checkViewSize()
         baseline = try Baseline.load(suite.baselinePath)
     } catch let error as SuiteError {
         throw CheckExit(code: subcommandUsageError(error.description, usage: CheckArguments.checkUsage))
+    } catch let error as UsageError {
+        throw CheckExit(code: subcommandUsageError("\(parsed.suite): \(error.message)", usage: CheckArguments.checkUsage))
     } catch {
         throw CheckExit(code: subcommandUsageError("\(error)", usage: CheckArguments.checkUsage))
     }
@@ -100,7 +103,7 @@ private func prune(_ baseline: inout Baseline?, of suite: RegressionSuite, _ par
         try? FileManager.default.removeItem(atPath: suite.snapshotPath(entry.testCase))
         try? FileManager.default.removeItem(atPath: suite.timelinePath(entry.testCase))
     }
-    print("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
+    StandardOutput.line("pruned \(stale.count) stale baseline entr\(stale.count == 1 ? "y" : "ies"): \(Baseline.staleText(stale))")
     return stale
 }
 
@@ -136,7 +139,7 @@ private func measure(_ cases: [RegressionCase], of suite: RegressionSuite, _ par
         var lines = ["interrupted: " + progress.line()]
         if let notOK = progress.notOKText { lines.append(notOK) }
         lines.append(update ? "the baseline was not changed" : "nothing was compared; run the check again")
-        FileHandle.standardError.write(Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+        StandardError.write("\n" + lines.joined(separator: "\n") + "\n")
     }
     let places = Dictionary(cases.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     let results = await runner.run(jobs, verbose: verbose ? stepLog : nil,
@@ -252,20 +255,20 @@ private func update(_ baseline: Baseline?, with results: [RegressionRunner.CaseR
             if let samples = result.report?.samples { suite.recordTimeline(samples, for: result.testCase) }
         }
     }
-    for line in update.lines { print(line) }
-    if let warning = update.mixedSoftwareWarning { print(warning) }
-    for warning in resources.lines { print("warning: " + warning) }
+    for line in update.lines { StandardOutput.line(line) }
+    if let warning = update.mixedSoftwareWarning { StandardOutput.line(warning) }
+    for warning in resources.lines { StandardOutput.line("warning: " + warning) }
     for comparison in comparisons where comparison.current.spread?.nondeterministic == true {
-        print("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
+        StandardOutput.line("! \(comparison.testCase.name): nondeterministic: \(comparison.current.spread!.description)")
     }
     for result in refused {
         let why = result.outcome.status == .runaway
             ? "a runaway has no height of its own to regress against: fix the page, measure it with --no-fit, or"
             : "fix the page, or"
-        print("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
+        StandardOutput.line("! \(result.testCase.name): \(result.outcome.formatted): not recorded "
             + "(\(why) --accept-status \(result.outcome.status.rawValue) to record it)")
     }
-    print(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)"
+    StandardOutput.line(update.summary(path: suite.baselinePath) + (refused.isEmpty ? "" : ", \(refused.count) not recorded") + " (\(wall) s)"
         + resources.offlineNote)
     return refused.isEmpty ? 0 : 1
 }
@@ -275,17 +278,17 @@ private func update(_ baseline: Baseline?, with results: [RegressionRunner.CaseR
 private func printVerdict(_ summary: CheckSummary, _ comparisons: [CaseComparison], software: String?, resources: ResourceWarnings,
                           stale: [Baseline.Entry], baseline: Baseline?, of suite: RegressionSuite, _ parsed: CheckArguments,
                           wall: String) -> Int32 {
-    if let software { print(software) }
-    for failure in summary.failures { print("FAIL " + failure.message) }
-    for warning in resources.lines { print("warning: " + warning) }
+    if let software { StandardOutput.line(software) }
+    for failure in summary.failures { StandardOutput.line("FAIL " + failure.message) }
+    for warning in resources.lines { StandardOutput.line("warning: " + warning) }
     if parsed.verbose { for comparison in comparisons where comparison.passed { standardError("ok   " + comparison.message) } }
-    print(summary.text + " (\(wall) s)" + resources.offlineNote)
+    StandardOutput.line(summary.text + " (\(wall) s)" + resources.offlineNote)
     if !stale.isEmpty && !parsed.prune {
-        print("stale baseline entries (their page is no longer in the suite; 'pageheight check --prune' removes them): "
+        StandardOutput.line("stale baseline entries (their page is no longer in the suite; 'pageheight check --prune' removes them): "
             + Baseline.staleText(stale))
     }
     if baseline == nil {
-        print("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
+        StandardOutput.line("no baseline at \(suite.baselinePath): run 'pageheight check --update \(parsed.suite)' to record one")
     }
     return summary.passed ? 0 : 1
 }

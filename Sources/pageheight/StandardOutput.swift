@@ -3,6 +3,11 @@ import PageHeightBatch
 import PageHeightCore
 import PageHeightWebKit
 
+/// Everything the command line prints goes through `StandardOutput` and `StandardError`: results,
+/// verdicts, help, errors and logs alike. Any of it may carry what a page or an input file
+/// controls (a page's ids and URLs, a suite's page names, a cookies file's lines), so both make
+/// it printable (`PageText.printable`) here, in one place, whatever the caller.
+///
 /// Results on standard output, written with `write(2)` so that a failure is seen at once: a
 /// closed pipe ends the run quietly (exit 141, as a shell pipeline expects), any other failure
 /// (a full disk, a closed descriptor) with a message and exit 74 (EX_IOERR). Nothing printed
@@ -22,8 +27,7 @@ enum StandardOutput {
     /// Ends the process after a failed write of results; `note` says what was kept.
     static func fail(_ error: OutputError, note: String?) -> Never {
         if !error.isBrokenPipe {
-            let text = "Error: \(error)" + (note.map { "; \($0)" } ?? "") + "\n"
-            FileHandle.standardError.write(Data(text.utf8))
+            StandardError.write("Error: \(error)" + (note.map { "; \($0)" } ?? "") + "\n")
         }
         PageHeightEngine.exit(error.isBrokenPipe ? 141 : 74)
     }

@@ -14,7 +14,7 @@ func parseSubcommand<Arguments: SubcommandArguments>(_ type: Arguments.Type, _ a
         let parsed = try Arguments.parse(arguments, command: command)
         try parsed.validate()
         if parsed.help {
-            print(Arguments.help(of: command))
+            StandardOutput.line(Arguments.help(of: command))
             return .exit(0)
         }
         return .run(parsed)
@@ -25,6 +25,6 @@ func parseSubcommand<Arguments: SubcommandArguments>(_ type: Arguments.Type, _ a
 
 /// A usage error of a subcommand: `Error: …`, the subcommand's usage line and the hint; 64.
 func subcommandUsageError(_ message: String, usage: String) -> Int32 {
-    FileHandle.standardError.write(Data("Error: \(message)\n\(usage)\n\(HelpText.hint)\n".utf8))
+    StandardError.write("Error: \(message)\n\(usage)\n\(HelpText.hint)\n")
     return 64
 }

@@ -57,6 +57,6 @@ func runSweep(_ arguments: [String]) async -> Int32 {
     let stepLog: @Sendable (String) -> Void = { standardError($0) }
     let runner = RegressionRunner(engine: engine, jobs: parsed.jobs ?? BatchRunner.defaultJobs, repeatCount: parsed.repeatCount ?? 1)
     let results = await runner.run(jobs, verbose: verbose ? stepLog : nil)
-    print(SweepTable(results.map { SweepTable.Row($0.testCase, $0.outcome) }).render(parsed.format))
+    StandardOutput.line(SweepTable(results.map { SweepTable.Row($0.testCase, $0.outcome) }).render(parsed.format))
     return results.allSatisfy { $0.outcome.status == .ok } ? 0 : 1
 }

@@ -14,11 +14,11 @@ func run() async -> Int32 {
         return usageError(error.message)
     }
     if arguments.help {
-        print(HelpText.help)
+        StandardOutput.line(HelpText.help)
         return 0
     }
     if arguments.version {
-        print(HelpText.version)
+        StandardOutput.line(HelpText.version)
         return 0
     }
 
@@ -34,7 +34,7 @@ func run() async -> Int32 {
     var sources: [PageSource] = []
     for page in arguments.pages {
         do {
-            let source = try PageSource.parse(page)
+            let source = try PageSource.parse(page, standardInput: { try PageSource.readStandardInput(seconds: arguments.options.timeout) })
             if let template {
                 guard case .file(let path) = source else { return usageError("'--template' takes pages that are files (article fragments), not \(page)") }
                 if let warning = ReaderTemplate.wholeDocumentWarning(path) { StandardError.write("warning: \(warning)\n") }
@@ -60,7 +60,7 @@ func run() async -> Int32 {
         }
         if report.status != .ok || (report.steps ?? []).contains(where: { $0.status != .ok }) { allOK = false }
         if let error = report.snapshotError {
-            FileHandle.standardError.write(Data("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n".utf8))
+            StandardError.write("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n")
             allOK = false
         }
         if sources.count > 1, arguments.json {
@@ -85,13 +85,13 @@ func startEngine(for options: MeasureOptions) -> PageHeightEngine? {
                                            languages: options.languages ?? MeasureOptions.defaultLanguages,
                                            families: DeviceFonts.of(options.deviceProfile.name))
     } catch {
-        FileHandle.standardError.write(Data("Error: the engine could not start: \(error)\n".utf8))
+        StandardError.write("Error: the engine could not start: \(error)\n")
         return nil
     }
 }
 
 func usageError(_ message: String) -> Int32 {
-    FileHandle.standardError.write(Data("Error: \(message)\n\(HelpText.usage)\n\(HelpText.hint)\n".utf8))
+    StandardError.write("Error: \(message)\n\(HelpText.usage)\n\(HelpText.hint)\n")
     return 64
 }
 
@@ -116,28 +116,28 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         log = StandardOutput.log
     }
     if arguments.resume, let out = arguments.out,
-       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options) {
+       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options, unreadable: log.unreadable) {
         return usageError("--resume: \(out) cannot be resumed by this command: \(mismatch)")
     }
     let remaining = list.entries.filter { !log.done.contains($0.index) }
     if arguments.resume {
-        FileHandle.standardError.write(Data(("resuming: \(log.done.count) pages already in \(arguments.out!), "
-            + "\(remaining.count) to go\(log.repaired ? "; a cut-off last line was removed" : "")\n").utf8))
+        StandardError.write("resuming: \(log.done.count) pages already in \(arguments.out!), "
+            + "\(remaining.count) to go\(log.repaired ? "; a cut-off last line was removed" : "")\n")
     }
     if let shard = arguments.shard, list.entries.isEmpty {
         // Not an error: a short list leaves some shards nothing.
-        FileHandle.standardError.write(Data("shard \(shard): none of the list's \(total) pages falls into this shard; nothing to do\n".utf8))
+        StandardError.write("shard \(shard): none of the list's \(total) pages falls into this shard; nothing to do\n")
         return 0
     }
     if let shard = arguments.shard, arguments.progress != false {
-        FileHandle.standardError.write(Data("shard \(shard): \(list.entries.count) of \(total) pages\n".utf8))
+        StandardError.write("shard \(shard): \(list.entries.count) of \(total) pages\n")
     }
     guard let engine = startEngine(for: arguments.options) else { return 70 }
     let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
     PageHeightEngine.onDisplayLost { [out = arguments.out] in
         let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""
-        FileHandle.standardError.write(Data(("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
-            + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n").utf8))
+        StandardError.write("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
+            + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n")
     }
     let progress = RunProgress(total: remaining.count, unit: "page",
                                display: arguments.run.progressDisplay(terminal: isatty(STDERR_FILENO) == 1))

@@ -298,6 +298,30 @@ import Testing
         #expect(throws: UsageError.self) { try PageRequests.cookiesFile("a.example\tMAYBE\t/\tFALSE\t0\tn\tv\n", name: "bad.txt") }
     }
 
+    /// COOKIE-3P (issue 62): a page gets the cookies a browser would send to its host, and no
+    /// other: a cookie for another site never enters its view.
+    @Test func aPageGetsOnlyTheCookiesOfItsHost() throws {
+        let requests = PageRequests(cookies: [
+            .init(name: "mine", value: "v"),
+            .init(name: "site", value: "v", domain: ".example.com", includeSubdomains: true),
+            .init(name: "flagged", value: "v", domain: "example.com", includeSubdomains: true),
+            .init(name: "hostOnly", value: "v", domain: "example.com"),
+            .init(name: "other", value: "v", domain: "other.example"),
+            .init(name: "suffix", value: "v", domain: "ample.com", includeSubdomains: true),
+            .init(name: "address", value: "v", domain: "0.0.1", includeSubdomains: true),
+        ])
+        func names(_ host: String?) -> [String] { requests.cookies(forHost: host).map(\.name) }
+        #expect(names("example.com") == ["mine", "site", "flagged", "hostOnly"])
+        #expect(names("WWW.Example.com") == ["mine", "site", "flagged"])
+        #expect(names("other.example") == ["mine", "other"])
+        #expect(names("evil.test") == ["mine"])
+        #expect(names("127.0.0.1") == ["mine"])
+        #expect(names(nil).isEmpty)
+        let tooMany = (0...PageRequests.cookiesFileLimit).map { "a\($0).example\tFALSE\t/\tFALSE\t0\tn\tv" }.joined(separator: "\n")
+        #expect(throws: UsageError.self) { try PageRequests.cookiesFile(tooMany, name: "many.txt") }
+        #expect(try PageRequests.cookiesFile(String(tooMany.prefix { $0 != "\n" }), name: "one.txt").count == 1)
+    }
+
     @Test func aReportNamesThemWithoutTheirValues() throws {
         var options = MeasureOptions()
         options.requests = PageRequests(headers: [.init(name: "X-Token", value: "s3cret")],

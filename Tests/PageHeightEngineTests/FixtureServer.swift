@@ -12,6 +12,9 @@
 //   /redirect-loop          302 to itself, for ever
 //   /count/<name>           counts the request under <name> (see `counts`), answers 204
 //   /attachment/<name>      a small text file with Content-Disposition: attachment; filename=<name>
+//   /cookie/<name>          counts the request under "<name> with cookie" when it carries the cookie
+//                           session=s3cret, else "<name> without cookie" (see `counts`), answers 204
+//   /redirect?<url>         302 to <url> (percent-decoded)
 //
 // Listens on 127.0.0.1 (or, with `allInterfaces`, on 0.0.0.0) on an ephemeral port (bind to port 0, read it back with
 // getsockname). One background thread accepts; each connection gets its own
@@ -235,6 +238,7 @@ final class FixtureServer: @unchecked Sendable {
         requests.append(target)
         lock.unlock()
 
+        if serveCookieRoute(client, target: target, head: head) { return }
         if serveHostileRoute(client, method: method, target: target) { return }
         if serveRequestRoute(client, method: method, target: target, head: head) { return }
 
@@ -279,6 +283,30 @@ final class FixtureServer: @unchecked Sendable {
         }
         respond(client, status: "200 OK", type: Self.contentType(for: file.pathExtension),
                 body: data, includeBody: includeBody)
+    }
+
+    // MARK: - Cookies
+
+    /// Serves /cookie/<name> and /redirect?<url>; false for any other target.
+    private func serveCookieRoute(_ client: Int32, target: String, head: String) -> Bool {
+        let path = String(target.prefix { $0 != "?" && $0 != "#" })
+        if path == "/redirect", let query = target.split(separator: "?", maxSplits: 1).dropFirst().first {
+            let location = String(query).removingPercentEncoding ?? String(query)
+            respond(client, status: "302 Found", type: "text/plain; charset=utf-8", body: Data(), includeBody: false,
+                    extraHeaders: "Location: \(location)\r\n")
+            return true
+        }
+        guard path.hasPrefix("/cookie/") else { return false }
+        let name = String(path.dropFirst("/cookie/".count))
+        let carries = head.split(separator: "\r\n").dropFirst().contains { line in
+            line.lowercased().hasPrefix("cookie:")
+                && line.dropFirst("cookie:".count).split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == "session=s3cret" }
+        }
+        lock.lock()
+        counted["\(name) \(carries ? "with" : "without") cookie", default: 0] += 1
+        lock.unlock()
+        respond(client, status: "204 No Content", type: "text/plain; charset=utf-8", body: Data(), includeBody: false)
+        return true
     }
 
     // MARK: - Hostile routes

@@ -64,6 +64,70 @@ struct PageRequestsTests {
         }
     }
 
+    /// COOKIE-3P (issue 62): cookie-3p.html sends credentialed requests (image, style sheet,
+    /// script, iframe, fetch and XHR with credentials, beacon) to localhost. With a cookies file
+    /// holding the user's cookie for localhost, the page served from 127.0.0.1, another site,
+    /// sends none of them with the cookie, and neither does it after a redirect from localhost
+    /// to it; served from localhost, the same requests carry it (they are first-party).
+    @Test func aCookieGoesOnlyWithItsOwnSitesRequests() throws {
+        let server = try #require(HostilePageTests.server)
+        let directory = try HostilePageTests.temporaryDirectory("cookie-3p")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let jar = directory.appendingPathComponent("cookies.txt").path
+        try "localhost\tFALSE\t/\tFALSE\t0\tsession\ts3cret\n".write(toFile: jar, atomically: true, encoding: .utf8)
+        let page = "hostile/cookie-3p.html"
+        let elsewhere = "http://127.0.0.1:\(server.port)/\(page)"
+        let pages = [("a page on another site", elsewhere),
+                     ("a redirect to it", "http://localhost:\(server.port)/redirect?" + elsewhere),
+                     ("a page on the cookie's site", "http://localhost:\(server.port)/\(page)")]
+        for (name, url) in pages {
+            server.resetCounts()
+            let run = try PageHeightBinary.run(["--cookies", jar, "--allow-host", "localhost:\(server.port)", "--timeout", "5", url],
+                                               within: 60)
+            #expect(run.stdout.hasPrefix("400 px"), "\(name): \(run.stdout) \(run.stderr.suffix(300))")
+            Thread.sleep(forTimeInterval: 0.5) // the beacon may come after the verdict
+            let counts = server.counts
+            let arrived = Set(counts.keys.compactMap { $0.split(separator: " ").first.map(String.init) })
+            #expect(arrived.isSuperset(of: ["img", "css", "script", "iframe"]), "\(name): the requests reached the server: \(counts)")
+            let withCookie = counts.keys.filter { $0.hasSuffix(" with cookie") }.sorted()
+            if url.hasPrefix(elsewhere) || url.contains("redirect") {
+                #expect(withCookie.isEmpty, "\(name): the cookie went with \(withCookie)")
+            } else {
+                #expect(withCookie.count == arrived.count, "\(name): every request carries its cookie: \(counts)")
+            }
+        }
+    }
+
+    /// COOKIE-MANY (issue 62): a cookies file of 16,000 lines made every page of a batch time
+    /// out. A file holds at most 3000 cookies (and 16 MiB): more is a usage error at once. The
+    /// most it may hold, all for the page's own host, goes in well within a 5 s timeout on the
+    /// real clock, in each page of a batch; 2999 for other hosts stay out of the page's view.
+    @Test func aCookiesFileIsCappedAndTheAllowedNumberGoesInFast() throws {
+        let server = try #require(HostilePageTests.server)
+        let directory = try HostilePageTests.temporaryDirectory("cookies-many")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func jar(_ name: String, _ lines: [String]) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let session = "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\ts3cret"
+        let tooMany = try jar("many.txt", (0..<16_000).map { "site\($0).example.com\tFALSE\t/\tFALSE\t0\tc\($0)\tv" })
+        let refused = try PageHeightBinary.run(["--cookies", tooMany, "Pages/static.html"], within: 30)
+        #expect(refused.status == 64 && refused.stderr.hasPrefix("Error: '--cookies' \(tooMany) holds more than 3000 cookies (line 3001 is the next)"),
+                "\(refused.stderr)")
+        let page = server.url(for: "needs-cookie").absoluteString
+        let list = directory.appendingPathComponent("list.txt").path
+        try Array(repeating: page, count: 3).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        for (name, lines) in [("own host", (0..<2999).map { "127.0.0.1\tFALSE\t/\tFALSE\t0\tc\($0)\tv" } + [session]),
+                              ("other hosts", (0..<2999).map { "site\($0).example.com\tFALSE\t/\tFALSE\t0\tc\($0)\tv" } + [session])] {
+            let path = try jar("\(name).txt", lines)
+            let run = try PageHeightBinary.run(["batch", "--no-progress", "--clock", "real", "--timeout", "5", "--cookies", path, list],
+                                               within: 120)
+            #expect(run.status == 0 && heights(run.stdout) == [1200, 1200, 1200], "\(name): \(run.stdout.prefix(600)) \(run.stderr.suffix(300))")
+        }
+    }
+
     @Test func badRequestOptionsAreUsageErrors() throws {
         for (arguments, message) in [
             (["--request-header", "X-Token"], "'--request-header' takes 'Name: value'"),

@@ -103,10 +103,11 @@ void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer
 
 // Why: a SoupCookie is built through several setters, and the add is an async call whose _finish
 // needs a GObject source. Adds a cookie to the view's own data store; `fn` gets NULL or the error.
-// `domain` with a leading dot covers subdomains; `expires` 0 for a session cookie.
+// `domain` with a leading dot covers subdomains; `expires` 0 for a session cookie; `same_site_lax`
+// marks it SameSite=Lax (not sent with another site's subresource requests), else none is set.
 void ph_web_view_add_cookie(WebKitWebView *view, const char *name, const char *value, const char *domain,
-                            const char *path, gboolean secure, gboolean http_only, gint64 expires, ph_done_fn fn,
-                            gpointer data);
+                            const char *path, gboolean secure, gboolean http_only, gint64 expires,
+                            gboolean same_site_lax, ph_done_fn fn, gpointer data);
 
 // Why: a request's header fields are a SoupMessageHeaders reached through the request. Loads
 // `uri` with `count` header fields (names and values) added to the main document's request.

@@ -56,7 +56,38 @@ public struct PageRequests: Codable, Sendable, Equatable {
         return copy
     }
 
+    // MARK: - Which cookies a page gets
+
+    /// The cookies that go with a page on `host` (nil for a page without one: a file, data:):
+    /// a `--cookie` (no domain), and each cookie whose domain matches the host as a browser
+    /// matches it (RFC 6265, 5.1.3: the host itself, or, for a cookie that covers subdomains, a
+    /// host name under its domain). Only these go into the page's view, so a page cannot send
+    /// the user's cookies for another site with its own requests there (a credentialed fetch
+    /// or an image from site A on a page of site B). The view's store is emptied after each page.
+    public func cookies(forHost host: String?) -> [Cookie] {
+        guard let host = host?.lowercased(), !host.isEmpty else { return [] }
+        return cookies.filter { cookie in
+            guard let given = cookie.domain?.lowercased() else { return true }
+            let domain = given.hasPrefix(".") ? String(given.dropFirst()) : given
+            if host == domain { return true }
+            let coversSubdomains = cookie.includeSubdomains || given.hasPrefix(".")
+            return coversSubdomains && !domain.isEmpty && host.hasSuffix("." + domain) && !Self.isAddress(host)
+        }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address (no cookie domain covers one by suffix).
+    static func isAddress(_ host: String) -> Bool {
+        host.contains(":") || host.hasPrefix("[") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+    }
+
     // MARK: - Parsing
+
+    /// The most cookies a cookies file may hold: what a browser keeps in all (RFC 6265 asks a
+    /// browser for at least 3000; Firefox keeps 3000).
+    public static let cookiesFileLimit = 3000
+    /// The most bytes a cookies file may have: 3000 cookies of the largest size a browser keeps
+    /// (4 KiB each), and room for comments.
+    public static let cookiesFileByteLimit = 16 << 20
 
     /// Header fields a page may not set: the engine's own, or ones that change what a request is.
     static let refusedHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "upgrade",
@@ -98,6 +129,7 @@ public struct PageRequests: Codable, Sendable, Equatable {
     /// cookie's domain. Expired cookies are left out (`now`, seconds since 1970).
     public static func cookiesFile(_ text: String, name file: String, now: Double = Date().timeIntervalSince1970) throws(UsageError) -> [Cookie] {
         var cookies: [Cookie] = []
+        var read = 0
         // "\r\n" is one Character: split on both ends of line (exporters on Windows write CRLF).
         for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             var line = String(raw)
@@ -109,6 +141,11 @@ public struct PageRequests: Codable, Sendable, Equatable {
             } else if line.hasPrefix("#") || line.trimmingCharacters(in: .whitespaces).isEmpty {
                 continue
             }
+            guard read < cookiesFileLimit else {
+                throw UsageError("'--cookies' \(file) holds more than \(cookiesFileLimit) cookies (line \(number + 1) is the next), "
+                    + "the most pageheight takes: keep the sites you measure")
+            }
+            read += 1
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 7 else {
                 throw UsageError("'--cookies' \(file), line \(number + 1): \(fields.count) tab-separated fields, "

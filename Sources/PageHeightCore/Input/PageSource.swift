@@ -19,11 +19,30 @@ public enum PageSource: Sendable, Equatable {
         }
     }
 
+    /// The most HTML a page given as text may have (on standard input, or a reader template with
+    /// its fragment): 20 times the largest page of the article corpus. More is an error, not read
+    /// (`pageheight - < /dev/zero`).
+    public static let standardInputLimit = 32 << 20
+
+    /// The HTML on standard input, read to its end: at most `standardInputLimit` bytes, and only
+    /// for `seconds` (the page's `--timeout`: a pipe that never closes is no page).
+    public static func readStandardInput(seconds: Double) throws(InputError) -> Data {
+        do {
+            return try BoundedInput.read(descriptor: STDIN_FILENO, limit: standardInputLimit, seconds: seconds)
+        } catch {
+            switch error {
+            case .tooLarge: throw .standardInputTooLarge(limit: standardInputLimit)
+            case .noEnd(let seconds, let read): throw .standardInputNotEnded(seconds: seconds, read: read)
+            case .unreadable(let code): throw .standardInputUnreadable(String(cString: strerror(code)))
+            }
+        }
+    }
+
     /// Reads a command-line page argument: `-` for HTML on stdin, a URL, or a file path.
     public static func parse(_ argument: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
-                             standardInput: () -> Data? = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> PageSource {
+                             standardInput: () throws -> Data? = { try readStandardInput(seconds: MeasureOptions().timeout) }) throws -> PageSource {
         if argument == "-" {
-            guard let data = standardInput(), !data.isEmpty else { throw InputError.emptyStandardInput }
+            guard let data = try standardInput(), !data.isEmpty else { throw InputError.emptyStandardInput }
             let html = String(decoding: data, as: UTF8.self)
             let base = URL(fileURLWithPath: currentDirectory, isDirectory: true).absoluteString
             return .html(html, baseURL: base)
@@ -91,9 +110,18 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     case malformedURL(String, reason: String)
     case unsupportedScheme(String, scheme: String)
     case emptyStandardInput
+    /// Standard input held more than `limit` bytes.
+    case standardInputTooLarge(limit: Int)
+    /// Standard input had not ended after `seconds` (the `--timeout`), `read` bytes by then.
+    case standardInputNotEnded(seconds: Double, read: Int)
+    case standardInputUnreadable(String)
     /// A batch list with no page in it: a directory with no `.html` file under it, or a list
     /// of only blank lines and comments.
     case noPages(String, directory: Bool)
+    /// A batch list larger than `limit` bytes.
+    case listTooLarge(String, limit: Int)
+    /// A batch list's line `line` is longer than `limit` bytes.
+    case listLineTooLong(String, line: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -104,6 +132,17 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
         case .unsupportedScheme(let url, let scheme):
             "unsupported URL scheme '\(scheme):' in '\(url.prefix(80))': use http(s)://, file://, data:, about:, a file path, or - for stdin"
         case .emptyStandardInput: "no HTML on standard input (the page '-' reads it)"
+        case .standardInputTooLarge(let limit):
+            "standard input holds more than \(BoundedInput.size(limit)), the most a page read from it ('-') may have"
+        case .standardInputNotEnded(let seconds, let read):
+            "standard input did not end within \(DecimalText.format(seconds)) s (--timeout; \(read) bytes read by then): "
+                + "the page '-' is read to its end before it is measured"
+        case .standardInputUnreadable(let reason): "cannot read standard input: \(reason)"
+        case .listTooLarge(let list, let limit):
+            "\(list == "-" ? "the list on standard input" : list) holds more than \(BoundedInput.size(limit)), the most a list may hold"
+        case .listLineTooLong(let list, let line, let limit):
+            "line \(line) of \(list == "-" ? "the list on standard input" : list) is longer than \(BoundedInput.size(limit)), "
+                + "the longest page a list may name (as long as one command-line argument)"
         case .noPages(let list, let directory):
             directory ? "no .html file under the directory \(list)"
                 : "no page in \(list == "-" ? "the list on standard input" : list) (only blank lines and # comments)"

@@ -25,9 +25,7 @@ public struct ReaderTemplate: Sendable, Equatable {
     }
 
     public static func load(_ path: String) throws(TemplateError) -> ReaderTemplate {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TemplateError(path, FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
-        }
+        let data = try read(path, what: "the file")
         let absolute = URL(fileURLWithPath: path).standardizedFileURL
         return try ReaderTemplate(html: String(decoding: data, as: UTF8.self), origin: path,
                                   directory: absolute.deletingLastPathComponent().absoluteString)
@@ -40,7 +38,12 @@ public struct ReaderTemplate: Sendable, Equatable {
 
     /// The page to measure for the fragment file at `path` (absolute).
     public func page(forFragmentAt path: String) throws(TemplateError) -> PageSource {
-        guard let data = FileManager.default.contents(atPath: path) else { throw TemplateError(path, "cannot read the article fragment") }
+        let data = try Self.read(path, what: "the article fragment")
+        let copies = html.components(separatedBy: Self.placeholder).count - 1
+        let size = html.utf8.count + copies * data.count
+        guard size <= PageSource.standardInputLimit else {
+            throw TemplateError(path, "the template takes \(copies) copies of it: \(size) bytes, more than \(BoundedInput.size(PageSource.standardInputLimit)), the most a page given as text may have")
+        }
         var fragmentDirectory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().absoluteString
         if !fragmentDirectory.hasSuffix("/") { fragmentDirectory += "/" }
         let fragment = String(decoding: data, as: UTF8.self)
@@ -65,4 +68,15 @@ public struct ReaderTemplate: Sendable, Equatable {
     /// The built-in template, `Templates/reader.html` compiled into the binary (no resource files
     /// to find at run time). `Pages/templates/reader.html` is a link to it.
     public static let standard = try! ReaderTemplate(html: String(decoding: PackageResources.reader_html, as: UTF8.self))
+
+    /// A template or a fragment, at most `PageSource.standardInputLimit` bytes (a page given as
+    /// text, as on standard input).
+    private static func read(_ path: String, what: String) throws(TemplateError) -> Data {
+        do {
+            return try BoundedInput.read(path: path, limit: PageSource.standardInputLimit)
+        } catch {
+            if case .tooLarge(let limit) = error { throw TemplateError(path, "larger than \(BoundedInput.size(limit)), the most a page given as text may have") }
+            throw TemplateError(path, FileManager.default.fileExists(atPath: path) ? "cannot read \(what)" : "no such file")
+        }
+    }
 }

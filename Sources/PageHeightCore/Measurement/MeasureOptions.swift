@@ -114,6 +114,25 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
     /// The profile of `device`.
     public var deviceProfile: DeviceProfile { DeviceProfile.named(device ?? .desktop) }
 
+    /// Throws when the view's width or height, one of `widths` (a suite's), or one a step sets is
+    /// larger at the device's scale than the engine renders (`DeviceProfile.largestSide` device
+    /// pixels a side). `widthName` names the widths in the message (`--width`, `'widths'`).
+    public func checkViewSize(widths: [Int]? = nil, widthName: String = "--width") throws(UsageError) {
+        let profile = deviceProfile
+        let largest = profile.largestSideInCSSPixels
+        var sides = (widths ?? [width]).map { ("'\(widthName) \($0)'", $0) } + [("'--height \(height)'", height)]
+        for step in steps ?? [] {
+            switch step {
+            case .width(let px), .height(let px): sides.append(("'--then \(step)'", px))
+            default: continue
+            }
+        }
+        for (what, px) in sides where px > largest {
+            throw UsageError("\(what) with --device \(profile.name.rawValue) (scale \(profile.engineScale)): a side of the view is at most "
+                + "\(largest) CSS px there, \(DeviceProfile.largestSide) device pixels, the most the engine renders")
+        }
+    }
+
     /// Gives the viewport `device`'s size, but for the sides the user set (`--width`, `--height`).
     public mutating func takeDeviceViewport(keepingWidth: Bool, keepingHeight: Bool) {
         guard let device else { return }

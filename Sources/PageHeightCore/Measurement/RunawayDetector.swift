@@ -93,7 +93,7 @@ public struct RunawayDetector: Sendable, Equatable {
 /// Formatting of CSS pixel values for messages: whole numbers without decimals.
 package enum Pixels {
     package static func format(_ value: Double) -> String {
-        if value == value.rounded() { return "\(Int(value)) px" }
+        if value == value.rounded(), let whole = Int(exactly: value) { return "\(whole) px" }
         return "\((value * 100).rounded() / 100) px"
     }
 

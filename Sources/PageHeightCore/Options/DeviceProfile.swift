@@ -34,6 +34,14 @@ public struct DeviceProfile: Sendable, Equatable {
 
     /// The whole scale the engine renders at: `scale` rounded up.
     public var engineScale: Int { Int(scale.rounded(.up)) }
+
+    /// The most device pixels a side of the view may have: what `--width` allows at scale 1.
+    /// A larger view at a device's scale (`--device iphone --then width=100000`: 300,000 device
+    /// pixels) made the web process crash or stall.
+    public static let largestSide = 100_000
+
+    /// The widest or tallest view in CSS px at this device's scale.
+    public var largestSideInCSSPixels: Int { Self.largestSide / engineScale }
     public var touch: Bool { touchPoints > 0 }
 
     public static func == (a: DeviceProfile, b: DeviceProfile) -> Bool { a.name == b.name }

@@ -307,7 +307,15 @@ extension MeasuringOption {
 
     /// The cookies of the Netscape cookies.txt file at `path`.
     private static func cookies(inFile path: String) throws(UsageError) -> [PageRequests.Cookie] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("'--cookies': cannot read \(path)") }
+        let data: Data
+        do {
+            data = try BoundedInput.read(path: path, limit: PageRequests.cookiesFileByteLimit)
+        } catch {
+            if case .tooLarge(let limit) = error {
+                throw UsageError("'--cookies' \(path) is larger than \(BoundedInput.size(limit)), the most a cookies file may have")
+            }
+            throw UsageError("'--cookies': cannot read \(path)")
+        }
         return try PageRequests.cookiesFile(String(decoding: data, as: UTF8.self), name: path)
     }
 
@@ -330,8 +338,9 @@ extension MeasuringOption {
 
     private static let cookiesFileOption = MeasuringOption(
         name: "--cookies", negation: nil, placeholder: "file", valueIsOptional: false, suiteKey: .value("cookiesFile"),
-        help: "Send the cookies of this Netscape cookies.txt file (curl's -c, browsers' exporters) to the hosts "
-            + "they name. Reports and logs name them, never their values.",
+        help: "Send the cookies of this Netscape cookies.txt file (curl's -c, browsers' exporters; at most "
+            + "\(PageRequests.cookiesFileLimit)) to the page whose host they name, with its own site's requests only. "
+            + "Reports and logs name them, never their values.",
         defaultText: nil, rangeText: nil,
         read: { given, options throws(UsageError) in
             options.requests = (options.requests ?? PageRequests()).adding(cookies: try cookies(inFile: try given.value()))
@@ -368,7 +377,7 @@ extension MeasuringOption {
             }
             options.device = name == .desktop ? nil : name
         },
-        check: { _ throws(UsageError) in },
+        check: { options throws(UsageError) in try options.checkViewSize() },
         copy: { from, to in to.device = from.device })
 
     /// A language tag as `Accept-Language` carries it: letters, then `-` and letters or digits.

@@ -28,6 +28,25 @@ package enum PageText {
         return out
     }
 
+    /// JSON text with every character `printable` would change written as a JSON escape
+    /// (`\u009b`): the same value to a JSON reader, and nothing a terminal acts on when the JSON is
+    /// printed (the form `printable` gives, `\u{9B}`, is not valid JSON). An encoder escapes the
+    /// C0 controls itself but leaves C1 controls, DEL and the bidirectional overrides as they
+    /// are; in valid JSON they can only stand inside strings, where the escape means the same.
+    package static func printableJSON(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: isUnprintable) else { return json }
+        var out = ""
+        for scalar in json.unicodeScalars {
+            if isUnprintable(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A, 0x09: false

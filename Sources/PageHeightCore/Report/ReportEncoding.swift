@@ -25,7 +25,7 @@ public enum ReportEncoding {
         encoder.outputFormatting = formatting
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         guard let data = try? encoder.encode(RoundedReport(report)) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        return PageText.printableJSON(String(decoding: data, as: UTF8.self))
     }
 }
 

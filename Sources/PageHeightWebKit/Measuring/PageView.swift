@@ -721,12 +721,14 @@ final class PageView {
     }
 
     /// Adds `cookie` to the view's own data store (cleared after each page: `ViewPool.ready`),
-    /// for `host` when it names no domain. Nil, or what went wrong.
+    /// for `host` when it names no domain. SameSite=Lax, whatever the site set: the user's
+    /// cookie goes with the page's own site's requests, never with a request another site's
+    /// document sends there (after a redirect away from the cookie's site). Nil, or what went wrong.
     func add(_ cookie: PageRequests.Cookie, host: String) async -> String? {
         let domain = cookie.domain.map { cookie.includeSubdomains && !$0.hasPrefix(".") ? "." + $0 : $0 } ?? host
         return await CallbackBridge<String?>.await(cancelled: "cancelled") { context in
             ph_web_view_add_cookie(view, cookie.name, cookie.value, domain, cookie.path, cookie.secure ? 1 : 0,
-                                   cookie.httpOnly ? 1 : 0, gint64(cookie.expires ?? 0), { error, data in
+                                   cookie.httpOnly ? 1 : 0, gint64(cookie.expires ?? 0), 1, { error, data in
                 CallbackBridge<String?>.resume(data, with: error.map { String(cString: $0) })
             }, context)
         }

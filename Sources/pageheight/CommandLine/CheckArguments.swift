@@ -71,6 +71,8 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
     var grep: String?
     /// `--prune`: remove baseline entries whose page is no longer in the suite.
     var prune = false
+    /// `--allow-outside`: the suite may name files outside its folder.
+    var allowOutside = false
     // sweep
     var widths: [Int]?
     var fontSizes: [Int]?
@@ -109,6 +111,7 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
             case "--all": try only(.check); try given.flag(); result.all = true
             case "--grep": try only(.check); result.grep = try given.value()
             case "--prune": try only(.check); try given.flag(); result.prune = true
+            case "--allow-outside": try only(.check); try given.flag(); result.allowOutside = true
             case "--widths": try only(.sweep); result.widths = try given.list(example: "320,390", Int.init)
             case "--font-sizes": try only(.sweep); result.fontSizes = try given.list(example: "320,390", Int.init)
             case "--zooms":
@@ -144,6 +147,11 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
             for width in widths ?? [] { try checkRange(width, "--widths", MeasuringOption.widthRange) }
             for size in fontSizes ?? [] { try checkRange(size, "--font-sizes", MeasuringOption.fontSizeRange) }
             for zoom in zooms ?? [] { try checkRange(zoom, "--zooms", MeasuringOption.zoomRange) }
+            if let widths { try measuring.applied(to: MeasureOptions()).checkViewSize(widths: widths, widthName: "--widths") }
+            if let problem = RegressionSuite.tooManyCases([("pages", inputs.uniqued().count), ("widths", widths?.count ?? 1),
+                                                           ("font sizes", fontSizes?.count ?? 1), ("zooms", zooms?.count ?? 1)]) {
+                throw UsageError(problem)
+            }
             for option in MeasuringOption.all where option.suiteKey.isCases && measuring.names.contains(option.name) {
                 throw UsageError("'pageheight sweep' takes '\(option.name)s' (a list), not '\(option.name)'")
             }
@@ -190,6 +198,8 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
           --accept-status <list>  With --update, record these statuses too, e.g. timeout,crashed.
           --grep <pattern>        Only the cases whose name contains the pattern, or whose page or name
                                   matches it as a glob (*, ?, [...]); with --update, re-take only those.
+          --allow-outside         Let the suite name pages, templates and a cookies file outside its own
+                                  folder (by default refused: a suite may come from someone else).
           --prune                 Remove the baseline entries whose page is no longer in the suite (check
                                   lists them as stale).
           --junit <file>          Write JUnit XML: one testcase per case.

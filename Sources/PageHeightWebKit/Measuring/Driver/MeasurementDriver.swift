@@ -118,19 +118,29 @@ final class MeasurementDriver {
     }
 
     /// Puts the page's cookies (`--cookie`, `--cookies`) into the view's data store before its
-    /// load: a cookie without a domain goes to the page's own host (none for a file page).
+    /// load: only those for the page's own host (`PageRequests.cookies(forHost:)`; none for a
+    /// file page), a cookie without a domain for that host.
     private func addCookies() async {
-        guard let cookies = options.requests?.cookies, !cookies.isEmpty else { return }
-        var host: String?
-        if case .url(let text) = page.source { host = URLComponents(string: text)?.host?.lowercased() }
-        for cookie in cookies {
-            guard let domain = cookie.domain ?? host else {
-                note("cookie \(cookie.name): the page has no host to send it to")
-                continue
-            }
-            if let error = await view.add(cookie, host: domain) { note("cookie \(cookie.name) not added: \(error)") }
+        guard let requests = options.requests, !requests.cookies.isEmpty else { return }
+        guard case .url(let text) = page.source, let host = URLComponents(string: text)?.host?.lowercased() else {
+            note("cookies: none for a page without a host")
+            return
         }
-        note("cookies " + cookies.map(\.name).joined(separator: ", ") + " (values not logged)")
+        let cookies = requests.cookies(forHost: host)
+        // All at once: each add is a round trip to the network process, and thousands one after
+        // the other would take a page's time.
+        let failures = await withTaskGroup(of: String?.self, returning: [String].self) { [view] group in
+            for cookie in cookies {
+                group.addTask { [view, host, cookie] in await view.add(cookie, host: host).map { "cookie \(cookie.name) not added: \($0)" } }
+            }
+            var failures: [String] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+        failures.forEach(note)
+        let others = requests.cookies.count - cookies.count
+        note("cookies " + (cookies.isEmpty ? "none" : cookies.map(\.name).joined(separator: ", ") + " (values not logged)")
+            + (others == 0 ? "" : "; \(others) for other hosts left out"))
     }
 
     /// Load, first reading, settle.
