@@ -10,8 +10,10 @@
 # Sources/PageHeightCore/Fonts/PinnedFonts.swift, and a unit test keeps the two equal.
 set -euo pipefail
 
-# libglvnd-core-dev: the EGL vendor interface that libPageHeightEGL.so implements.
+# libglvnd-core-dev: the EGL vendor interface that libPageHeightEGL.so implements. bubblewrap and
+# xdg-dbus-proxy: WebKit's sandbox around each web process (WebProcessSandbox.swift), on by default.
 PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev libglvnd-core-dev pkg-config xvfb xauth dbus-daemon
+                     bubblewrap xdg-dbus-proxy
                      fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk)
 # chromium: the check report's test opens the HTML report in headless Chromium. Not for running
 # pageheight: the Containerfile's image sets PAGEHEIGHT_SETUP=runtime and goes without it.
