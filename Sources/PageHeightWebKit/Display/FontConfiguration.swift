@@ -84,10 +84,12 @@ enum FontConfiguration {
     /// of font paths under `$HOME`): the `--font-dir` directories, and with `--fonts system`
     /// wherever the machine's configuration lies (`FONTCONFIG_FILE`, a `<dir>` it names). Call
     /// after `install`: fontconfig reads its configuration on first use, once per process.
+    /// A directory whose parent is listed too is left out (fontconfig lists every subdirectory it
+    /// scans), and so is everything under `/usr` and `/etc`.
     static func sandboxPaths() -> [String] {
         let config = FcConfigGetCurrent()
         var paths: [String] = []
-        for list in [FcConfigGetConfigDirs(config), FcConfigGetConfigFiles(config)] {
+        for list in [FcConfigGetFontDirs(config), FcConfigGetConfigFiles(config)] {
             guard let list else { continue }
             defer { FcStrListDone(list) }
             while let next = FcStrListNext(list) {
@@ -95,7 +97,7 @@ enum FontConfiguration {
                 if !path.hasPrefix("/usr/") && !path.hasPrefix("/etc/") && !paths.contains(path) { paths.append(path) }
             }
         }
-        return paths
+        return paths.filter { path in !paths.contains { path.hasPrefix($0 + "/") } }
     }
 
     /// The configuration file fontconfig reads when left alone: `FONTCONFIG_FILE`, else

@@ -131,8 +131,8 @@ struct RunOption: Sendable {
         ], read: { given, settings throws(UsageError) in try given.flag(); settings.help = true }),
     ]
 
-    static let sandboxHelp = "Run the web processes without WebKit's sandbox (bubblewrap), for a machine where it cannot "
-        + "start; without it pageheight says so once and goes on. The sandbox confines the process that runs the "
+    static let sandboxHelp = "Run the web processes without WebKit's sandbox (bubblewrap): for a machine where it cannot "
+        + "start, where pageheight otherwise measures without it and says so once. It confines the process that runs a "
         + "page's code, not the one that reads its files (docs/how-it-works.md)."
 
     /// The option with the switch `name`, if it is one of these.
