@@ -485,6 +485,17 @@ int ph_prioritize_thread(int nice) {
     return 0;
 }
 
+int ph_narrow_capability_bound(unsigned long long keep) {
+    for (int capability = 0; capability < 64; capability++) {
+        if (keep & (1ULL << capability)) continue;
+        int present = prctl(PR_CAPBSET_READ, capability, 0, 0, 0);
+        if (present < 0) break; // past the kernel's last capability
+        if (present == 0) continue;
+        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0) return -errno;
+    }
+    return 0;
+}
+
 static const char *const in_flight_key = "ph-requests-in-flight";
 // Which page a request belongs to: the view's page number when it started (on the resource),
 // against the view's page number now (on the view). A request of an earlier page that ends late,

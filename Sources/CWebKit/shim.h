@@ -3,3 +3,4 @@
 // libsoup 3: the HTTP server of `pageheight serve` (WebKitGTK loads pages with it too).
 #include <libsoup/soup.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>

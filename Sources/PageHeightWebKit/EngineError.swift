@@ -7,6 +7,7 @@ public enum EngineError: Error, CustomStringConvertible {
     case fontsUnavailable(String)
     case scaleUnavailable(String)
     case languagesUnavailable(String)
+    case sandboxUnavailable(String)
     case filterUnavailable(String)
 
     public var description: String {
@@ -18,6 +19,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .fontsUnavailable(let detail): "fonts: \(detail)"
         case .scaleUnavailable(let detail): "device scale: \(detail)"
         case .languagesUnavailable(let detail): "languages: \(detail)"
+        case .sandboxUnavailable(let detail): "sandbox: \(detail)"
         case .filterUnavailable(let detail): "content filter: \(detail)"
         }
     }

@@ -5,14 +5,14 @@ import Synchronization
 import PageHeightCore
 
 /// The measuring engine: one GLib thread with GTK and WebKit, a web context (of ephemeral views) per
-/// network mode (online, `--offline=refuse`, `--offline=block`), and, when `DISPLAY` is unset, an
-/// Xvfb of its own.
+/// network mode (online, `--offline=refuse`, `--offline=block`), its web processes each in WebKit's
+/// sandbox where it can start (`WebProcessSandbox`), and, when `DISPLAY` is unset, an Xvfb of its own.
 ///
 /// Start it once per process with `PageHeightEngine.shared(fonts:)`; `measure` may be called from
 /// any task, and each call gets a fresh view.
 public final class PageHeightEngine: @unchecked Sendable {
     let thread: GLibThread
-    let pools = EnginePools()
+    let pools: EnginePools
     /// The fonts every page is rendered with: one configuration for the process and its web
     /// processes, chosen when the engine starts.
     public let fonts: FontChoice
@@ -24,6 +24,11 @@ public final class PageHeightEngine: @unchecked Sendable {
     public let languages: [String]
     /// The device whose font families pages are rendered with (`shared(fonts:scale:languages:families:)`).
     public let families: DeviceFonts
+    /// Whether the web processes run in WebKit's sandbox: asked for (`shared(sandbox:)`) and
+    /// found to start here, turned off, or unavailable and why.
+    public let sandbox: SandboxState
+    /// Whether the caller asked for the sandbox.
+    private let sandboxAsked: Bool
 
     private static let instance = Mutex<PageHeightEngine?>(nil)
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
@@ -39,9 +44,13 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// measurement whose device (`--device`) or languages (`--lang`) differ is a `load-error`.
     /// `families` are the device's font families (`DeviceFonts.of(device)`), part of the font
     /// configuration: one per process as well.
+    ///
+    /// `sandbox` asks for WebKit's sandbox around each web process (`--no-sandbox` turns it off);
+    /// where it cannot start, the engine runs without it and says why in `sandbox`. One setting
+    /// per process as well.
     public static func shared(fonts: FontChoice = FontChoice(), scale: Int = 1,
                               languages: [String] = MeasureOptions.defaultLanguages,
-                              families: DeviceFonts = .desktop) throws -> PageHeightEngine {
+                              families: DeviceFonts = .desktop, sandbox: Bool = true) throws -> PageHeightEngine {
         try instance.withLock { instance in
             if let instance {
                 guard instance.fonts == fonts else {
@@ -60,19 +69,24 @@ public final class PageHeightEngine: @unchecked Sendable {
                     throw EngineError.languagesUnavailable("the engine already asks for \(instance.languages.joined(separator: ",")), "
                         + "not \(languages.joined(separator: ",")); one language list per process")
                 }
+                guard instance.sandboxAsked == sandbox else {
+                    throw EngineError.sandboxUnavailable("the engine already runs its web processes "
+                        + (instance.sandboxAsked ? "in" : "without") + " a sandbox; one sandbox setting per process")
+                }
                 return instance
             }
-            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages, families: families)
+            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages, families: families, sandbox: sandbox)
             instance = engine
             return engine
         }
     }
 
-    private init(fonts: FontChoice, scale: Int, languages: [String], families: DeviceFonts) throws {
+    private init(fonts: FontChoice, scale: Int, languages: [String], families: DeviceFonts, sandbox sandboxAsked: Bool) throws {
         self.fonts = fonts
         self.families = families
         self.scale = scale
         self.languages = languages
+        self.sandboxAsked = sandboxAsked
         // GDK's scale is the web views' device scale factor (`devicePixelRatio`, `srcset`'s
         // choice, snapshots' pixels), one for the process; a scale in the user's environment
         // would change every height's images.
@@ -85,7 +99,9 @@ public final class PageHeightEngine: @unchecked Sendable {
         // GStreamer, which WebKit asks which media types it can show, writes its plugin registry
         // under the user's cache (`~/.cache/gstreamer-1.0`): a page with a media type made
         // pageheight write into $HOME. Its registry lives in our private directory instead.
-        if let directory = try? PrivateDirectory.path() { setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0) }
+        if let directory = try? PrivateDirectory.webProcessFiles() {
+            setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0)
+        }
         // GDK paints the off-screen windows into image surfaces in this process, not into X
         // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
         // Xvfb.
@@ -101,6 +117,8 @@ public final class PageHeightEngine: @unchecked Sendable {
         // GLib and WebKit start a score of threads; one malloc arena each would keep memory
         // that another thread freed out of reach. Two arenas serve this process.
         mallopt(M_ARENA_MAX, 2)
+        nonisolated(unsafe) var found = SandboxState.off
+        nonisolated(unsafe) var exposed: [String] = []
         thread = try GLibThread {
             // This thread hears every page's load events and takes every settle reading. With more
             // jobs than cores it waited behind the web processes for a core, and that wait is
@@ -109,12 +127,20 @@ public final class PageHeightEngine: @unchecked Sendable {
             _ = ph_prioritize_thread(-10)
             GLibLog.install()
             let directory = try PrivateDirectory.path()
-            // Xvfb and the bus start while the fonts are set up.
+            // Xvfb, the bus and the sandbox's check start while the fonts are set up.
             let display = VirtualDisplay.begin()
             let bus = SessionBus.begin(in: directory)
-            try FontConfiguration.install(resolvedFonts, in: directory)
+            let sandbox = WebProcessSandbox.begin(asked: sandboxAsked)
+            let webProcessFiles = try PrivateDirectory.webProcessFiles()
+            try FontConfiguration.install(resolvedFonts, in: webProcessFiles)
             try display()
             bus()
+            found = sandbox()
+            if found == .on, ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]?.isEmpty ?? true {
+                // Before GLib reads it (once per process): WebKit's D-Bus proxy sockets and
+                // bubblewrap's records go where the engine's files go, not into `~/.cache`.
+                setenv("XDG_RUNTIME_DIR", try PrivateDirectory.runtime(), 1)
+            }
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
             // its LLVM, whose relocations no process can give back. With that renderer off, an EGL
@@ -122,7 +148,10 @@ public final class PageHeightEngine: @unchecked Sendable {
             // started later, abort without an EGL display: they get ours, which has no driver.
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
             ph_ui_process_without_egl()
-            DriverlessEGL.install(describingIn: directory)
+            DriverlessEGL.install(describingIn: webProcessFiles)
+            // What the web processes read of ours, shown to them read-only inside the sandbox.
+            exposed = [webProcessFiles] + (DriverlessEGL.installed ? DriverlessEGL.library().map { [$0] } ?? [] : [])
+                + FontConfiguration.sandboxPaths()
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }
@@ -133,6 +162,8 @@ public final class PageHeightEngine: @unchecked Sendable {
             var list = copies.map { UnsafePointer<CChar>($0) } + [nil]
             webkit_web_context_set_preferred_languages(webkit_web_context_get_default(), &list)
         }
+        sandbox = found
+        pools = EnginePools(sandbox: found, exposing: exposed)
     }
 
     /// The WebKitGTK library this process runs, `major.minor.micro`: asks the library, not
@@ -309,8 +340,14 @@ private enum DisplayLoss {
 final class EnginePools {
     private var pools: [String: ViewPool] = [:]
     private var refusingPort: RefusingPort?
+    /// Whether each context's web processes get the sandbox, and the paths it shows them.
+    private let sandbox: SandboxState
+    private let sandboxPaths: [String]
 
-    nonisolated init() {}
+    nonisolated init(sandbox: SandboxState, exposing paths: [String]) {
+        self.sandbox = sandbox
+        sandboxPaths = paths
+    }
 
     /// The pool for the network mode of `options`. Online, the context sends every request for
     /// anything but literal loopback through the connection gate, which checks the address it
@@ -328,6 +365,8 @@ final class EnginePools {
         // WebKit's default model: the document-viewer one changed some pages' layout.
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
+        // Before the context's first web process (its first view's first load).
+        WebProcessSandbox.apply(sandbox, to: context, exposing: sandboxPaths)
         // Nothing a page does may write a file: every download is cancelled as it starts.
         ph_web_context_refuse_downloads(context)
         if options.offline {

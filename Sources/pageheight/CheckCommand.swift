@@ -15,7 +15,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     }
     do throws(CheckExit) {
         var (suite, baseline) = try loadSuite(parsed)
-        guard let engine = startEngine(for: suite.options) else { return 70 }
+        guard let engine = startEngine(for: suite.options, sandbox: parsed.run.sandbox) else { return 70 }
         let scratch = SnapshotScratch(wanted: parsed.report != nil || (parsed.update && suite.keepsSnapshots))
         defer { scratch.remove() }
         let stale = try prune(&baseline, of: suite, parsed)

@@ -36,7 +36,7 @@ func runSweep(_ arguments: [String]) async -> Int32 {
         }
     }
     let base = parsed.measuring.applied(to: MeasureOptions())
-    guard let engine = startEngine(for: base) else { return 70 }
+    guard let engine = startEngine(for: base, sandbox: parsed.run.sandbox) else { return 70 }
     let defaults = MeasureOptions()
     var jobs: [RegressionRunner.Job] = []
     for page in parsed.inputs.uniqued() {

@@ -49,7 +49,7 @@ func run() async -> Int32 {
         }
     }
 
-    guard let engine = startEngine(for: arguments.options) else { return 70 }
+    guard let engine = startEngine(for: arguments.options, sandbox: arguments.run.sandbox) else { return 70 }
 
     var allOK = true
     for (index, source) in sources.enumerated() {
@@ -77,17 +77,24 @@ func run() async -> Int32 {
 }
 
 /// The process's engine, rendering with the fonts, at the device scale and in the languages of
-/// `options`, or nil
-/// after saying on stderr why it could not start (exit 70).
-func startEngine(for options: MeasureOptions) -> PageHeightEngine? {
+/// `options`, its web processes in WebKit's sandbox unless `sandbox` is false; or nil after
+/// saying on stderr why it could not start (exit 70). Where the sandbox was asked for and cannot
+/// start, says so on stderr, once: the engine goes on without it.
+func startEngine(for options: MeasureOptions, sandbox: Bool) -> PageHeightEngine? {
+    let engine: PageHeightEngine
     do {
-        return try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
-                                           languages: options.languages ?? MeasureOptions.defaultLanguages,
-                                           families: DeviceFonts.of(options.deviceProfile.name))
+        engine = try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
+                                             languages: options.languages ?? MeasureOptions.defaultLanguages,
+                                             families: DeviceFonts.of(options.deviceProfile.name), sandbox: sandbox)
     } catch {
         StandardError.write("Error: the engine could not start: \(error)\n")
         return nil
     }
+    if case .unavailable(let reason) = engine.sandbox {
+        StandardError.write("warning: the web processes run without a sandbox: it cannot start here (\(reason)); "
+            + "--no-sandbox runs them so without this warning\n")
+    }
+    return engine
 }
 
 func usageError(_ message: String) -> Int32 {
@@ -132,7 +139,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     if let shard = arguments.shard, arguments.progress != false {
         StandardError.write("shard \(shard): \(list.entries.count) of \(total) pages\n")
     }
-    guard let engine = startEngine(for: arguments.options) else { return 70 }
+    guard let engine = startEngine(for: arguments.options, sandbox: arguments.run.sandbox) else { return 70 }
     let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
     PageHeightEngine.onDisplayLost { [out = arguments.out] in
         let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""

@@ -14,7 +14,10 @@ set -euo pipefail
 
 # libglvnd-core-dev: the EGL vendor interface that libPageHeightEGL.so implements. libsoup-3.0-dev:
 # the HTTP server of `pageheight serve` (WebKitGTK depends on it; named because we call it).
+# bubblewrap and xdg-dbus-proxy: WebKit's sandbox around each web process (WebProcessSandbox.swift),
+# on by default.
 PAGEHEIGHT_PACKAGES=(libwebkit2gtk-4.1-dev libglib2.0-dev libglvnd-core-dev libsoup-3.0-dev pkg-config xvfb xauth dbus-daemon
+                     bubblewrap xdg-dbus-proxy
                      fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-noto-mono fonts-noto-cjk
                      fonts-urw-base35 fonts-crosextra-carlito fonts-roboto-unhinted fonts-noto-core)
 # chromium: the check report's test opens the HTML report in headless Chromium. Not for running

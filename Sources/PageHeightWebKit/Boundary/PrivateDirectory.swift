@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Everything pageheight writes for itself (the web contexts' files, the session bus's
-/// configuration and socket, the EGL vendor's description, the compiled content filter) lives in
+/// configuration and socket, the EGL vendor's description, the compiled content filter, the
+/// sandbox's runtime files) lives in
 /// one directory of its own: `pageheight-<pid>-XXXXXX` in the temporary directory, made by
 /// `mkdtemp` (mode 0700, a name no other user can guess or plant beforehand), checked to be ours,
 /// and removed at exit. No file of ours sits at a fixed path in a shared `/tmp`, where another
@@ -40,6 +41,28 @@ enum PrivateDirectory {
         // Removed when the process ends through `exit` or by returning from `main`, without the
         // caller knowing to ask.
         atexit { PrivateDirectory.remove() }
+        return path
+    }
+
+    /// `web-process` inside it: what the web processes read of ours (the fonts' configuration, the
+    /// EGL vendor's description, GStreamer's registry), the one part of the directory their
+    /// sandbox shows them, read-only (`WebProcessSandbox`). Made on first use.
+    static func webProcessFiles() throws -> String { try subdirectory("web-process") }
+
+    /// `runtime` inside it: the user runtime directory (`XDG_RUNTIME_DIR`) of WebKit's processes
+    /// when the environment names none, where the sandbox's D-Bus proxy puts its sockets and
+    /// bubblewrap its start-up records (GLib's fallback is `~/.cache`). Made on first use.
+    static func runtime() throws -> String { try subdirectory("runtime") }
+
+    private static func subdirectory(_ name: String) throws -> String {
+        let path = try self.path() + "/" + name
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw EngineError.privateDirectoryFailed("cannot make \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else {
+            throw EngineError.privateDirectoryFailed("\(path) is not a directory of ours")
+        }
         return path
     }
 

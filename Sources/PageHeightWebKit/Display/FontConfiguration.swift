@@ -97,6 +97,27 @@ enum FontConfiguration {
         setenv("FONTCONFIG_FILE", path, 1)
     }
 
+    /// The font directories and configuration files this process's fontconfig reads that WebKit's
+    /// sandbox does not show the web processes by itself (it shows `/usr`, `/etc` and its choice
+    /// of font paths under `$HOME`): the `--font-dir` directories, and with `--fonts system`
+    /// wherever the machine's configuration lies (`FONTCONFIG_FILE`, a `<dir>` it names). Call
+    /// after `install`: fontconfig reads its configuration on first use, once per process.
+    /// A directory whose parent is listed too is left out (fontconfig lists every subdirectory it
+    /// scans), and so is everything under `/usr` and `/etc`.
+    static func sandboxPaths() -> [String] {
+        let config = FcConfigGetCurrent()
+        var paths: [String] = []
+        for list in [FcConfigGetFontDirs(config), FcConfigGetConfigFiles(config)] {
+            guard let list else { continue }
+            defer { FcStrListDone(list) }
+            while let next = FcStrListNext(list) {
+                let path = String(cString: next)
+                if !path.hasPrefix("/usr/") && !path.hasPrefix("/etc/") && !paths.contains(path) { paths.append(path) }
+            }
+        }
+        return paths.filter { path in !paths.contains { path.hasPrefix($0 + "/") } }
+    }
+
     /// The configuration file fontconfig reads when left alone: `FONTCONFIG_FILE`, else
     /// `fonts.conf` in `FONTCONFIG_PATH` or `/etc/fonts`.
     static func systemConfiguration() -> String {

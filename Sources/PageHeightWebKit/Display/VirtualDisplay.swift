@@ -108,16 +108,16 @@ struct TiedChild {
     /// The read end of its stdout.
     private let output: Int32
 
-    /// Starts `arguments` with stdout on a pipe and stderr on /dev/null; nil when it could not
-    /// start.
-    static func spawn(_ arguments: [String]) -> TiedChild? {
+    /// Starts `arguments` with stdout on a pipe and stderr on /dev/null (on the same pipe with
+    /// `errorsToo`); nil when it could not start.
+    static func spawn(_ arguments: [String], errorsToo: Bool = false) -> TiedChild? {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return nil }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let pid = ph_spawn_tied(&argv, fds[1], devNull)
+        let pid = ph_spawn_tied(&argv, fds[1], errorsToo ? fds[1] : devNull)
         argv.forEach { free($0) }
         close(fds[1])
         close(devNull)
@@ -139,6 +139,26 @@ struct TiedChild {
             return nil
         }
         return line
+    }
+
+    /// Waits for the child to end (call once, instead of `firstLine`): its exit status (a
+    /// signal's number plus 128) and the first line it printed; nil, and the child stopped, when
+    /// it had not ended within `timeout` seconds.
+    func end(timeout: Double) -> (status: Int32, firstLine: String)? {
+        let line = Self.readLine(from: output, timeout: timeout) ?? ""
+        close(output)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(timeout)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard Date() < deadline else {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return nil
+            }
+            usleep(1_000)
+        }
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (code, line)
     }
 
     private static func readLine(from fd: Int32, timeout: Double) -> String? {

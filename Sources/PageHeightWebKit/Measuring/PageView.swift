@@ -119,8 +119,17 @@ final class PageView {
     /// The pid of the view's web process, when known (WebKit's API does not tell it). WebKit
     /// starts a view's web process during the first load call after the view was made or its
     /// process renewed, so the one web process of ours that appears during that call is the
-    /// view's. Nil before that load, after a renewal, or when that call started none or several.
-    private(set) var webProcess: Int32?
+    /// view's (`startedProcess`; in the sandbox, the web process starts a moment later below it).
+    /// Nil before that load, after a renewal, when that call started none or several, and until
+    /// the sandbox's web process has started.
+    var webProcess: Int32? {
+        if knownWebProcess == nil, let startedProcess { knownWebProcess = WebProcesses.webProcess(runBy: startedProcess) }
+        return knownWebProcess
+    }
+    private var knownWebProcess: Int32?
+    /// The process WebKit started for the view's web process (`WebProcesses.children()`): the web
+    /// process, or the bubblewrap that runs it in its sandbox. Nil as `webProcess` is.
+    private(set) var startedProcess: Int32?
     /// Whether the next load starts the view's web process.
     private var startsWebProcess = true
     /// False once its web process died (during a page, or killed while the view waited in its
@@ -369,7 +378,8 @@ final class PageView {
         let before = Set(WebProcesses.children())
         load()
         let started = Set(WebProcesses.children()).subtracting(before)
-        webProcess = started.count == 1 ? started.first : nil
+        startedProcess = started.count == 1 ? started.first : nil
+        knownWebProcess = nil
     }
 
     /// Blank pages loaded so far (their titles tell them apart).
@@ -390,7 +400,8 @@ final class PageView {
         uses = 0
         renewDue = false
         renewed = true
-        webProcess = nil
+        startedProcess = nil
+        knownWebProcess = nil
         startsWebProcess = true
     }
 

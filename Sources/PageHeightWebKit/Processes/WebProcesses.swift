@@ -8,9 +8,11 @@ enum WebProcesses {
         descendants().filter { $0.name.hasPrefix("WebKitWebProces") }.map(\.pid)
     }
 
-    /// The web processes this process started itself (not a child's), from the kernel's list
-    /// of each thread's children (/proc/self/task/*/children): a view's first load asks twice,
-    /// and a walk of all of /proc costs more the busier the machine.
+    /// The web processes this process started itself (not a child's), each as the process it
+    /// started: the web process, or the bubblewrap that runs it in its sandbox
+    /// (`webProcess(runBy:)`). From the kernel's list of each thread's children
+    /// (/proc/self/task/*/children): a view's first load asks twice, and a walk of all of /proc
+    /// costs more the busier the machine.
     static func children() -> [Int32] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         let pids = tasks.flatMap { task in
@@ -18,9 +20,28 @@ enum WebProcesses {
         }
         var buffer = ProcBuffer()
         return pids.filter { pid in
-            guard let entry = buffer.stat(pid) else { return false }
-            return entry.isWebProcess && entry.state != UInt8(ascii: "Z")
+            guard let entry = buffer.stat(pid), entry.state != UInt8(ascii: "Z") else { return false }
+            return entry.isWebProcess || runsWebProcessInSandbox(pid)
         }
+    }
+
+    /// The web process that `pid` (one of `children()`) runs: itself when it is one, else the one
+    /// below the bubblewrap it is (bubblewrap's child in the sandbox runs it), once that has
+    /// started; nil before, or once gone.
+    static func webProcess(runBy pid: Int32) -> Int32? {
+        var buffer = ProcBuffer()
+        guard let entry = buffer.stat(pid), entry.state != UInt8(ascii: "Z") else { return nil }
+        if entry.isWebProcess { return pid }
+        return descendants(of: pid).first { $0.name.hasPrefix("WebKitWebProces") }?.pid
+    }
+
+    /// Whether `pid` is a bubblewrap that WebKit started to run a web process in its sandbox
+    /// (not its D-Bus proxy's): `bwrap … -- …/WebKitWebProcess …`.
+    private static func runsWebProcessInSandbox(_ pid: Int32) -> Bool {
+        guard stat("/proc/\(pid)/stat")?.name == "bwrap", let command = read("/proc/\(pid)/cmdline") else { return false }
+        let arguments = command.split(separator: "\0", omittingEmptySubsequences: false)
+        guard let end = arguments.firstIndex(of: "--"), end + 1 < arguments.count else { return false }
+        return arguments[end + 1].hasSuffix("/WebKitWebProcess")
     }
 
     /// Every live descendant of `root` (this process by default), with its name (`comm`, at most

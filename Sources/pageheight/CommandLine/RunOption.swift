@@ -37,6 +37,8 @@ struct RunSettings: Equatable, Sendable {
     var progress: Bool?
     /// `--tolerance PX`: the largest error that still counts as right.
     var tolerance = 5.0
+    /// `--no-sandbox` clears it: the web processes run without WebKit's sandbox.
+    var sandbox = true
 
     /// How progress shows on stderr: a live line on a terminal, lines every 10 s elsewhere when
     /// `--progress` asked for them, nothing with `--no-progress`.
@@ -115,6 +117,9 @@ struct RunOption: Sendable {
             .batch: "No live progress line (there is none when stderr is not a terminal).",
             .check: "No progress on stderr.",
         ], read: { given, settings throws(UsageError) in try given.flag(); settings.progress = false }),
+        RunOption(["--no-sandbox"], help: [
+            .measure: sandboxHelp, .check: sandboxHelp, .sweep: sandboxHelp,
+        ], read: { given, settings throws(UsageError) in try given.flag(); settings.sandbox = false }),
         RunOption(["-v", "--verbose"], help: [
             .measure: "Print timestamped steps on stderr.",
             .check: "Print every case's result and timestamped steps on stderr.",
@@ -125,6 +130,10 @@ struct RunOption: Sendable {
             .replay: "Print this help.", .tune: "Print this help.",
         ], read: { given, settings throws(UsageError) in try given.flag(); settings.help = true }),
     ]
+
+    static let sandboxHelp = "Run the web processes without WebKit's sandbox (bubblewrap): for a machine where it cannot "
+        + "start, where pageheight otherwise measures without it and says so once. It confines the process that runs a "
+        + "page's code, not the one that reads its files (docs/how-it-works.md)."
 
     /// The option with the switch `name`, if it is one of these.
     static func named(_ name: String) -> RunOption? {

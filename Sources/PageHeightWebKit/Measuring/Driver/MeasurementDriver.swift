@@ -150,7 +150,11 @@ final class MeasurementDriver {
             + (view.uses > 0 ? " in a view reused after \(view.uses) page\(view.uses == 1 ? "" : "s")"
                : view.renewed ? " in a reused view with a new web process" : " in a new view"))
         view.load(source, headers: options.requests?.headers ?? [])
-        if let pid = view.webProcess { note("web process \(pid)") }
+        if let pid = view.webProcess {
+            note("web process \(pid)")
+        } else if let pid = view.startedProcess {
+            note("web process starting in its sandbox, run by bubblewrap \(pid)")
+        }
         if let headers = options.requests?.headers, !headers.isEmpty {
             note("request header\(headers.count == 1 ? "" : "s") " + headers.map(\.name).joined(separator: ", ") + " (values not logged)")
         }

@@ -1,0 +1,86 @@
+import Foundation
+import PageHeightTestSupport
+@testable import PageHeightCore
+@testable import pageheight
+import Synchronization
+import Testing
+
+/// WebKit's sandbox around the web processes, through the built binary: on by default, off with
+/// `--no-sandbox`, and where it cannot start, one line says so and pages are measured without it.
+extension CommandLineTests {
+    /// The first web process below `pid` (WebKit's, or the one bubblewrap runs in its sandbox),
+    /// waited for up to `seconds`.
+    func webProcess(below pid: Int32, within seconds: Double = 5) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let found = descendants(of: pid).first {
+                (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("WebKitWebProces") == true
+            }
+            if let found { return found }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
+
+    /// `Seccomp:` of /proc/PID/status: 2 under a filter, 0 without.
+    static func seccomp(_ pid: Int32) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?.split(separator: "\n")
+            .first { $0.hasPrefix("Seccomp:") }.map { $0.dropFirst("Seccomp:".count).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Measured with and without the sandbox, fixtures keep their heights; the default run's web
+    /// process is under WebKit's seccomp filter, `--no-sandbox`'s is not; neither says anything
+    /// on stderr.
+    @Test func noSandboxMeasuresAsTheSandboxDoes() throws {
+        let pages = ["static.html", "fonts-generic.html", "webfont.html", "long-article.html"].map(page)
+        let confined = try PageHeightBinary.run(pages)
+        let unconfined = try PageHeightBinary.run(["--no-sandbox"] + pages)
+        let heights = { (run: PageHeightBinary.Run) in run.stdout.split(separator: "\n").map { $0.prefix { $0 != "(" } } }
+        #expect(confined.status == 0 && confined.stderr.isEmpty, "\(confined.stdout)\(confined.stderr)")
+        #expect(unconfined.status == 0 && unconfined.stderr.isEmpty, "\(unconfined.stdout)\(unconfined.stderr)")
+        #expect(heights(confined).count == 4 && heights(confined) == heights(unconfined), "\(confined.stdout)\n\(unconfined.stdout)")
+
+        // A page that takes the whole schedule on the real clock, time to look at its web process.
+        for (arguments, expected) in [([String](), "2"), (["--no-sandbox"], "0")] {
+            let filter = Mutex<String?>(nil)
+            let run = try PageHeightBinary.run(arguments + ["--clock", "real", page("static.html")]) { pid in
+                let found = self.webProcess(below: pid).flatMap(Self.seccomp)
+                filter.withLock { $0 = found }
+            }
+            #expect(run.status == 0 && run.stdout.hasPrefix("1234 px"), "\(run.stdout)\(run.stderr)")
+            #expect(filter.withLock { $0 } == expected, "\(arguments): the web process's Seccomp is \(filter.withLock { $0 } ?? "not found")")
+        }
+    }
+
+    /// Where bubblewrap cannot make its namespaces (here: without CAP_SYS_ADMIN, as in a container
+    /// that withholds it), one warning line says why, once however many pages, and the pages are
+    /// measured without the sandbox; `--no-sandbox` measures without the warning. Without the
+    /// check, WebKit ended the process with a GLib error (SIGTRAP) at the first page.
+    @Test(.enabled(if: geteuid() == 0, "taking CAP_SYS_ADMIN out of the bounding set needs CAP_SETPCAP"))
+    func whereTheSandboxCannotStartOneLineSaysSo() throws {
+        let withheld = ["--bounding-set=-sys_admin", PageHeightBinary.url.path]
+        let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+        let warning = "warning: the web processes run without a sandbox: it cannot start here (bwrap: Creating new namespace "
+            + "failed: Operation not permitted); --no-sandbox runs them so without this warning\n"
+        let one = try PageHeightBinary.run(withheld + ["--until", "quick", page("static.html")], executable: setpriv)
+        #expect(one.status == 0 && one.stdout.hasPrefix("1234 px") && one.stderr == warning, "\(one.stdout)\(one.stderr)")
+        let two = try PageHeightBinary.run(withheld + ["--until", "quick", page("static.html"), page("webfont.html")],
+                                           executable: setpriv)
+        #expect(two.status == 0 && two.stdout.split(separator: "\n").count == 2 && two.stderr == warning, "\(two.stdout)\(two.stderr)")
+        let asked = try PageHeightBinary.run(withheld + ["--no-sandbox", "--until", "quick", page("static.html")], executable: setpriv)
+        #expect(asked.status == 0 && asked.stdout.hasPrefix("1234 px") && asked.stderr.isEmpty, "\(asked.stdout)\(asked.stderr)")
+    }
+
+    /// `--no-sandbox` is read by every subcommand that starts the engine, and refused by those
+    /// that load nothing.
+    @Test func everyCommandThatMeasuresTakesNoSandbox() throws {
+        #expect(try CommandLineArguments.parse(["a.html"]).run.sandbox)
+        #expect(try !CommandLineArguments.parse(["--no-sandbox", "a.html"]).run.sandbox)
+        #expect(try !CommandLineArguments.parse(["batch", "--no-sandbox", "list.txt"]).run.sandbox)
+        #expect(try !CheckArguments.parse(["--no-sandbox", "s.json"], command: .check).run.sandbox)
+        #expect(try !CheckArguments.parse(["--no-sandbox", "a.html"], command: .sweep).run.sandbox)
+        #expect(throws: UsageError("'--no-sandbox' is an option of 'pageheight', 'pageheight check' and 'pageheight sweep'")) {
+            try TuneArguments.parse(["--no-sandbox", "r.jsonl"], command: .replay)
+        }
+    }
+}
