@@ -8,6 +8,8 @@ public enum EngineError: Error, CustomStringConvertible {
     case scaleUnavailable(String)
     case languagesUnavailable(String)
     case filterUnavailable(String)
+    /// The process that runs the engine for this one (`EngineProcess`) could not be started.
+    case engineProcessFailed(String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .scaleUnavailable(let detail): "device scale: \(detail)"
         case .languagesUnavailable(let detail): "languages: \(detail)"
         case .filterUnavailable(let detail): "content filter: \(detail)"
+        case .engineProcessFailed(let detail): "the engine's process: \(detail)"
         }
     }
 }
