@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -328,6 +329,31 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     _exit(127);
 }
 
+pid_t ph_spawn_engine_process(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
+                              int message_fd) {
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    // Child: only async-signal-safe calls from here on (as in ph_spawn_tied).
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int signo = 1; signo < NSIG; signo++) {
+        if (signo != SIGKILL && signo != SIGSTOP) signal(signo, SIG_DFL);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);
+    // Descriptor 3 first: stdin_fd or stdout_fd may be 3 itself, and each dup2 leaves the source open.
+    int message = message_fd == 3 ? 3 : fcntl(message_fd, F_DUPFD_CLOEXEC, 10);
+    if (stdin_fd != STDIN_FILENO) dup2(stdin_fd, STDIN_FILENO);
+    if (stdout_fd != STDOUT_FILENO) dup2(stdout_fd, STDOUT_FILENO);
+    if (message != 3) dup2(message, 3); // dup2 clears close-on-exec on its copy
+    else fcntl(3, F_SETFD, 0);
+    setpgid(0, 0); // a terminal's ^C reaches the supervisor, which stops this process itself
+    execve(path, argv, envp);
+    _exit(127);
+}
+
 typedef struct {
     WebKitUserContentFilterStore *store;
     PhFilterSaved done;
@@ -395,7 +421,6 @@ void ph_ui_process_without_egl(void) {
 // The constructor of the second start, which runs after the libraries' initialisers, takes the
 // switch out of the environment again, so that the processes started later (WebKit's web and
 // network processes) keep libpas.
-#define SYSTEM_MALLOC_MARK "PAGEHEIGHT_SYSTEM_MALLOC"
 
 // Set by the second start's constructor, which takes the switch out of the environment.
 static int restarted_with_system_malloc = 0;
@@ -409,17 +434,17 @@ void ph_restart_with_system_malloc(char **argv) {
     if (length <= 0) return; // no /proc: this start goes on, with libpas
     path[length] = '\0';
     setenv("Malloc", "1", 1);
-    setenv(SYSTEM_MALLOC_MARK, "1", 1);
+    setenv(PH_SYSTEM_MALLOC_MARK, "1", 1);
     execv(path, argv); // returns only on failure: this start goes on, with libpas
-    unsetenv(SYSTEM_MALLOC_MARK);
+    unsetenv(PH_SYSTEM_MALLOC_MARK);
     unsetenv("Malloc");
 }
 
 __attribute__((constructor))
 static void forget_system_malloc_switch(void) {
-    if (!getenv(SYSTEM_MALLOC_MARK)) return;
+    if (!getenv(PH_SYSTEM_MALLOC_MARK)) return;
     restarted_with_system_malloc = 1;
-    unsetenv(SYSTEM_MALLOC_MARK);
+    unsetenv(PH_SYSTEM_MALLOC_MARK);
     unsetenv("Malloc");
 }
 

@@ -2,38 +2,30 @@ import Foundation
 import PageHeightCore
 import PageHeightWebKit
 
-/// Measures a list of pages with `jobs` views at once in one engine, writing each report as
-/// soon as its page finishes.
+/// Measures a list of pages with `jobs` views at once in one engine, telling each page's start and
+/// report as they come.
 ///
 /// One slow, hung or crashing page holds back only its own job: every page has its own
 /// timeout, and a page whose web process dies is `crashed` (tried again `retries` times in a
-/// fresh view) while the other jobs go on.
-public final class BatchRunner: @unchecked Sendable {
+/// fresh view) while the other jobs go on. A crash of the engine's own process is the
+/// supervisor's to answer (`EngineSupervisor`).
+public final class BatchRunner: Sendable {
     public let engine: PageHeightEngine
     public let options: MeasureOptions
     public let jobs: Int
     public let retries: Int
     /// The reader template every entry (an article fragment) goes into (`--template`).
     public let template: ReaderTemplate?
-    private let log: ResultLog
-    private let progress: RunProgress?
     private let steps: (@Sendable (Int, String) -> Void)?
-    private let writeFailed: @Sendable (OutputError, BatchSummary) -> Never
 
-    /// - Parameters:
-    ///   - steps: each page's timestamped steps (`--verbose`), with its index in the list.
-    ///   - writeFailed: called, once, when a result cannot be written, with the summary of the
-    ///     results written before it; it must end the process (the pages in flight are lost, and
-    ///     the output says which are done).
-    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, template: ReaderTemplate? = nil, log: ResultLog,
-                progress: RunProgress?, steps: (@Sendable (Int, String) -> Void)? = nil,
-                writeFailed: @escaping @Sendable (OutputError, BatchSummary) -> Never) {
+    /// - Parameter steps: each page's timestamped steps (`--verbose`), with its index in the list.
+    public init(engine: PageHeightEngine, options: MeasureOptions, jobs: Int, retries: Int, template: ReaderTemplate? = nil,
+                steps: (@Sendable (Int, String) -> Void)? = nil) {
         self.engine = engine
         self.options = options
         self.jobs = max(1, jobs)
         self.retries = max(0, retries)
-        (self.template, self.log, self.progress, self.steps, self.writeFailed)
-            = (template, log, progress, steps, writeFailed)
+        (self.template, self.steps) = (template, steps)
     }
 
     /// A default for `--jobs`: two per core (a page spends most of its time waiting: the quiet
@@ -44,27 +36,30 @@ public final class BatchRunner: @unchecked Sendable {
         return max(1, min(cores * 2, memoryJobs))
     }
 
-    /// Measures `entries` (skipping none: pass only what is left to do); returns the summary.
-    public func run(_ entries: [PageList.Entry]) async -> BatchSummary {
-        let summary = SummaryCollector(total: entries.count)
-        let started = Date()
-        await MeasuringJobs.run(entries, jobs: jobs) { [self] entry, upcoming, verdictReached in
-            progress?.started(entry.index, name: entry.page)
-            let report = await measure(entry, upcoming: upcoming, verdictReached: verdictReached)
-            do throws(OutputError) {
-                try log.write(ReportEncoding.jsonLine(report))
-            } catch {
-                writeFailed(error, await summary.result(wall: Date().timeIntervalSince(started)))
-            }
-            await summary.add(report, name: entry.page)
-            progress?.finished(entry.index, name: entry.page, status: report.status)
+    /// Measures `entries` (skipping none: pass only what is left to do): `started` as each page
+    /// begins, `measured` with its report (its `index` set) once it is done; returns when all are.
+    /// `alone`: one page at a time, the next only once the one before is reported.
+    public func run(_ entries: [PageList.Entry], alone: Bool = false, started: @escaping @Sendable (PageList.Entry) -> Void,
+                    measured: @escaping @Sendable (PageList.Entry, PageReport) async -> Void) async {
+        await MeasuringJobs.run(entries, jobs: alone ? 1 : jobs) { [self] entry, upcoming, verdictReached in
+            started(entry)
+            let report = await measure(entry, upcoming: upcoming, verdictReached: alone ? nil : verdictReached)
+            await measured(entry, report)
         }
-        progress?.finish()
-        return await summary.result(wall: Date().timeIntervalSince(started))
+    }
+
+    /// Measures `entries` in this process and writes their results into `results`; returns the
+    /// summary.
+    public func run(_ entries: [PageList.Entry], into results: BatchResults) async -> BatchSummary {
+        await run(entries, started: { results.started($0.index, name: $0.page) }, measured: { entry, report in
+            await results.record(ReportEncoding.jsonLine(report), index: entry.index, name: entry.page, status: report.status,
+                                 seconds: report.timings.total)
+        })
+        return await results.finish()
     }
 
     private func measure(_ entry: PageList.Entry, upcoming: PageList.Entry?,
-                         verdictReached: @escaping @Sendable () -> Void) async -> PageReport {
+                         verdictReached: (@Sendable () -> Void)?) async -> PageReport {
         var report: PageReport
         do {
             var source = try PageSource.parse(entry.page, standardInput: { nil })
@@ -95,6 +90,47 @@ public final class BatchRunner: @unchecked Sendable {
         }
         report.index = entry.index
         return report
+    }
+}
+
+/// Where a batch's results go, in whichever process measured them: each line into the log as soon
+/// as it comes, the progress told, the summary counted.
+public final class BatchResults: Sendable {
+    private let log: ResultLog
+    private let progress: RunProgress?
+    private let writeFailed: @Sendable (OutputError, BatchSummary) -> Never
+    private let summary: SummaryCollector
+    private let started = Date()
+
+    /// - Parameter writeFailed: called, once, when a result cannot be written, with the summary of
+    ///   the results written before it; it must end the process (the pages in flight are lost,
+    ///   and the output says which are done).
+    public init(log: ResultLog, total: Int, progress: RunProgress?,
+                writeFailed: @escaping @Sendable (OutputError, BatchSummary) -> Never) {
+        (self.log, self.progress, self.writeFailed) = (log, progress, writeFailed)
+        summary = SummaryCollector(total: total)
+    }
+
+    /// The page `index` (named `name`) began.
+    public func started(_ index: Int, name: String) {
+        progress?.started(index, name: name)
+    }
+
+    /// Writes the result line of page `index` (with one write: see `ResultLog`), then counts it.
+    public func record(_ line: String, index: Int, name: String, status: PageStatus, seconds: Double) async {
+        do throws(OutputError) {
+            try log.write(line)
+        } catch {
+            writeFailed(error, await summary.result(wall: Date().timeIntervalSince(started)))
+        }
+        await summary.add(status: status, seconds: seconds, name: name)
+        progress?.finished(index, name: name, status: status)
+    }
+
+    /// Ends the progress display; the summary of what was recorded.
+    public func finish() async -> BatchSummary {
+        progress?.finish()
+        return await summary.result(wall: Date().timeIntervalSince(started))
     }
 }
 
@@ -161,12 +197,11 @@ private actor SummaryCollector {
     private var summary: BatchSummary
     init(total: Int) { summary = BatchSummary(total: total, counts: [:], seconds: [], wall: 0) }
 
-    func add(_ report: PageReport, name: String) {
-        summary.counts[report.status, default: 0] += 1
-        if report.status != .ok, summary.notOKNames.count < RunProgress.namedNotOK {
-            summary.notOKNames.append("\(name) (\(report.status.rawValue))")
+    func add(status: PageStatus, seconds t: Double, name: String) {
+        summary.counts[status, default: 0] += 1
+        if status != .ok, summary.notOKNames.count < RunProgress.namedNotOK {
+            summary.notOKNames.append("\(name) (\(status.rawValue))")
         }
-        let t = report.timings.total
         let position = summary.seconds.firstIndex(where: { $0 > t }) ?? summary.seconds.count
         summary.seconds.insert(t, at: position)
     }

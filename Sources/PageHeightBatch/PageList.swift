@@ -5,7 +5,7 @@ import PageHeightCore
 /// ignored), standard input (`-`), or a directory (every `.html` under it, sorted).
 /// Relative paths in a list file are relative to the list file's directory.
 public struct PageList: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable, Codable {
         /// The entry's 0-based position in the whole list (before sharding).
         public var index: Int
         /// The entry as written (a URL or a path, resolved against the list's directory).

@@ -9,6 +9,8 @@ public enum EngineError: Error, CustomStringConvertible {
     case languagesUnavailable(String)
     case sandboxUnavailable(String)
     case filterUnavailable(String)
+    /// The process that runs the engine for this one (`EngineProcess`) could not be started.
+    case engineProcessFailed(String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum EngineError: Error, CustomStringConvertible {
         case .languagesUnavailable(let detail): "languages: \(detail)"
         case .sandboxUnavailable(let detail): "sandbox: \(detail)"
         case .filterUnavailable(let detail): "content filter: \(detail)"
+        case .engineProcessFailed(let detail): "the engine's process: \(detail)"
         }
     }
 }

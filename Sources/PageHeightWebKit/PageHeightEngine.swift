@@ -146,6 +146,9 @@ public final class PageHeightEngine: @unchecked Sendable {
             // its LLVM, whose relocations no process can give back. With that renderer off, an EGL
             // that finds no driver is tolerated here, and the start is shorter. The web processes,
             // started later, abort without an EGL display: they get ours, which has no driver.
+            // Without that renderer (or without GLX in the X server) this process has no backing
+            // store for accelerated compositing, which WebKit enters for a view transition whatever
+            // the views' policy: the views run no view transitions (`PageView.applySettings`).
             setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
             ph_ui_process_without_egl()
             DriverlessEGL.install(describingIn: webProcessFiles)

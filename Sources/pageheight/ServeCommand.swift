@@ -18,7 +18,7 @@ func runServe(_ arguments: [String]) async -> Int32 {
     } catch {
         return subcommandUsageError(error.message, usage: ServeArguments.usage)
     }
-    guard let engine = startEngine(for: settings.defaults) else { return 70 }
+    guard let engine = startEngine(for: settings.defaults, sandbox: parsed.sandbox) else { return 70 }
     let server = PageServer(settings: settings, engine: engine)
     let signals = installServeSignalHandlers(server)
     defer { signals.forEach { $0.cancel() } }

@@ -49,31 +49,31 @@ func run() async -> Int32 {
         }
     }
 
-    guard let engine = startEngine(for: arguments.options, sandbox: arguments.run.sandbox) else { return 70 }
-
+    // Measured in an engine process of their own, which this one outlives: a crash inside the
+    // engine costs the page being measured, reported as `crashed`, and the pages after it go on.
+    let supervisor = EngineSupervisor(arguments: CommandLine.arguments, environment: EngineEnvironment.variables(for: .measure),
+                                      retries: 0)
+    Interruption.shared.onSignal { supervisor.stop() }
     var allOK = true
-    for (index, source) in sources.enumerated() {
-        let verbose = arguments.verbose
-        let prefix = sources.count > 1 ? "[\(index + 1)] " : ""
-        let report = await engine.measure(source, options: arguments.options, snapshot: arguments.snapshot) { line in
-            if verbose { StandardError.write(prefix + line + "\n") }
-        }
-        if report.status != .ok || (report.steps ?? []).contains(where: { $0.status != .ok }) { allOK = false }
-        if let error = report.snapshotError {
-            StandardError.write("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n")
-            allOK = false
-        }
-        if sources.count > 1, arguments.json {
-            StandardOutput.line(ReportEncoding.jsonLine(report))
-        } else if arguments.json {
-            StandardOutput.line(ReportEncoding.prettyJSON(report))
-        } else if sources.count > 1 {
-            StandardOutput.line(arguments.pages[index] + ": " + SummaryLine.format(report))
-        } else {
-            StandardOutput.line(SummaryLine.format(report))
-        }
+    let pages = sources.enumerated().map { MeasuringWork.Page.source(index: $0.offset, $0.element) }
+    let outcome = await supervisor.run(pages, started: { _ in }, measured: { result in
+        if !result.ok { allOK = false }
+        StandardOutput.line(result.output)
+    }, crashed: { page, message, seconds in
+        guard case .source(let index, let source) = page else { preconditionFailure("a single run's page is a source") }
+        var report = ReportBuilder(url: source.url, session: MeasurementSession(options: arguments.options),
+                                   end: .crashed(message), endedAt: seconds).build()
+        report.options.fonts = arguments.options.fonts ?? FontChoice()
+        return MeasuringMessage.Measured(index: index, status: report.status, seconds: seconds, ok: false,
+                                         output: MeasureOutput.text(report, page: arguments.pages[index], of: arguments))
+    })
+    switch outcome {
+    case .completed: return allOK ? 0 : 1
+    case .stopped(let code, let fatal):
+        if let fatal { StandardError.write("Error: \(fatal)\n") }
+        return code
+    case .interrupted: Interruption.shared.awaitExit()
     }
-    return allOK ? 0 : 1
 }
 
 /// The process's engine, rendering with the fonts, at the device scale and in the languages of
@@ -139,17 +139,20 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
     if let shard = arguments.shard, arguments.progress != false {
         StandardError.write("shard \(shard): \(list.entries.count) of \(total) pages\n")
     }
-    guard let engine = startEngine(for: arguments.options, sandbox: arguments.run.sandbox) else { return 70 }
-    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
-    PageHeightEngine.onDisplayLost { [out = arguments.out] in
-        let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""
-        StandardError.write("\nError: the display \(display) went away (was its Xvfb killed?): the engine cannot "
-            + "go on; \(log.written) of \(remaining.count) results were written\(resume)\n")
-    }
     let progress = RunProgress(total: remaining.count, unit: "page",
                                display: arguments.run.progressDisplay(terminal: isatty(STDERR_FILENO) == 1))
+    let results = BatchResults(log: log, total: remaining.count, progress: progress) { error, summary in
+        let resume = arguments.out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` continues" } ?? ""
+        StandardOutput.fail(error, note: "\(summary.done) results were written before it\(resume)")
+    }
+    // Measured in engine processes, which this one outlives: a crash inside the engine costs the
+    // page it was measuring (`crashed`), and the batch goes on with the pages after it.
+    let supervisor = EngineSupervisor(arguments: CommandLine.arguments, environment: EngineEnvironment.variables(for: .batch),
+                                      retries: arguments.retries)
     Interruption.shared.onSignal { [out = arguments.out] in
+        // Writing stops first: the engine process, ending, reads its web processes as crashed.
         let written = log.stopWriting()
+        supervisor.stop()
         progress.finish()
         let resume = out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""
         var lines = ["interrupted: " + progress.line()]
@@ -157,19 +160,36 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         lines.append("\(written) results were written\(out.map { " to \($0)" } ?? "")\(resume)")
         StandardError.write("\n" + lines.joined(separator: "\n") + "\n")
     }
-    let pageSteps: @Sendable (Int, String) -> Void = { index, line in
-        StandardError.write("[\(index)] \(line)\n")
+    let names = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { first, _ in first })
+    let outcome = await supervisor.run(remaining.map { .entry($0) }, started: { index in
+        results.started(index, name: names[index] ?? "")
+    }, measured: { result in
+        await results.record(result.output, index: result.index, name: names[result.index] ?? "", status: result.status,
+                             seconds: result.seconds)
+    }, crashed: { page, message, seconds in
+        guard case .entry(let entry) = page else { preconditionFailure("a batch's page is a list entry") }
+        let url = (try? PageSource.parse(entry.page, standardInput: { nil }))?.url ?? entry.page
+        var report = ReportBuilder(url: url, session: MeasurementSession(options: arguments.options),
+                                   end: .crashed(message), endedAt: seconds).build()
+        report.options.fonts = arguments.options.fonts ?? FontChoice()
+        report.index = entry.index
+        return MeasuringMessage.Measured(index: entry.index, status: report.status, seconds: seconds, ok: false,
+                                         output: ReportEncoding.jsonLine(report))
+    })
+    switch outcome {
+    case .completed: break
+    case .interrupted: Interruption.shared.awaitExit()
+    case .stopped(let code, let fatal):
+        progress.finish()
+        let resume = arguments.out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` measures the rest" } ?? ""
+        if let fatal {
+            StandardError.write("\nError: \(fatal); \(log.written) of \(remaining.count) results were written\(resume)\n")
+        }
+        return code
     }
-    let runner = BatchRunner(engine: engine, options: arguments.options, jobs: arguments.jobs ?? BatchRunner.defaultJobs,
-                             retries: arguments.retries, template: template, log: log, progress: progress,
-                             steps: arguments.verbose ? pageSteps : nil) { error, summary in
-        let resume = arguments.out.map { _ in "; `\(ShellWords.resumeCommand(CommandLine.arguments))` continues" } ?? ""
-        StandardOutput.fail(error, note: "\(summary.done) results were written before it\(resume)")
-    }
-    var summary = await runner.run(remaining)
+    var summary = await results.finish()
     if arguments.resume {
         // The exit status and the summary describe the whole file, not only this run's pages.
-        let names = Dictionary(list.entries.map { ($0.index, $0.page) }, uniquingKeysWith: { first, _ in first })
         summary = summary.including(log.recorded.filter { names[$0.index] != nil }, names: names, total: list.entries.count)
     }
     if arguments.progress != false || !remaining.isEmpty || arguments.resume {
@@ -181,8 +201,9 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
 /// SIGINT and SIGTERM exit at once with 128 + the signal. Our Xvfb follows (PR_SET_PDEATHSIG),
 /// WebKit's children follow when their connection closes. Not `exit`: its handlers would race
 /// with the engine's thread; and not stopping Xvfb first: GTK would exit(1) on the lost display.
-/// A command that runs long says first (`Interruption.shared.onSignal`) what to print then: the
-/// summary so far, how to go on.
+/// A command that runs long says first (`Interruption.shared.onSignal`) what to do then: end its
+/// engine process (which ends its own processes the same way), print the summary so far and how
+/// to go on.
 func installSignalHandlers() -> [DispatchSourceSignal] {
     [(SIGINT, Int32(130)), (SIGTERM, Int32(143))].map { signo, code in
         signal(signo, SIG_IGN)
@@ -212,13 +233,29 @@ final class Interruption: @unchecked Sendable {
         }
         body?()
     }
+
+    /// For a run that a signal stopped: the signal's handler ends the process, with its own exit
+    /// status, once it has said its last words; this waits for that.
+    func awaitExit() -> Never {
+        while true { sleep(60) }
+    }
 }
 
+// An engine process (`EngineProcess`), started by a run of this program that supervises it: the
+// same arguments, its work on standard input.
+if ProcessInfo.processInfo.environment[EngineProcess.roleVariable] == "1" {
+    unsetenv(EngineProcess.roleVariable) // not for the processes it starts
+    let engineSignalSources = installSignalHandlers()
+    signal(SIGPIPE, SIG_IGN)
+    let code = await runAsEngineProcess()
+    withExtendedLifetime(engineSignalSources) { PageHeightEngine.exit(code) }
+}
 let subcommand = CommandLine.arguments.dropFirst().first
-// The subcommands that measure many pages at once, several views at a time, run with the C
-// library's malloc (`SystemMalloc`): they start again for it, before anything else. A single
-// page has no contention to save, and its start would take longer.
-if subcommand == "batch" || subcommand == "check" || subcommand == "sweep" || subcommand == "serve" { SystemMalloc.restart() }
+// The subcommands that measure many pages at once in this process, several views at a time, run
+// with the C library's malloc (`SystemMalloc`): they start again for it, before anything else. A
+// batch's engine processes start with it (`EngineEnvironment`). A single page has no contention
+// to save, and its start would take longer.
+if subcommand == "check" || subcommand == "sweep" || subcommand == "serve" { SystemMalloc.restart() }
 // The server drains on its signals (`runServe`); every other command ends at once.
 let signalSources = subcommand == "serve" ? [] : installSignalHandlers()
 // A closed pipe is an error of write(2) (EPIPE), answered by StandardOutput, not a signal.

@@ -256,10 +256,11 @@ struct FixturePageTests {
         for (order, jobs) in [(alone.keys.sorted(), 2), (alone.keys.sorted().reversed(), 1)] {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).jsonl").path
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let runner = BatchRunner(engine: engine, options: options, jobs: jobs, retries: 0,
-                                     log: try ResultLog(path: path, resume: false), progress: nil,
-                                     writeFailed: { error, _ in fatalError("\(error)") })
-            let summary = await runner.run(order.enumerated().map { PageList.Entry(index: $0.offset, page: $0.element) })
+            let runner = BatchRunner(engine: engine, options: options, jobs: jobs, retries: 0)
+            let results = BatchResults(log: try ResultLog(path: path, resume: false), total: order.count, progress: nil,
+                                       writeFailed: { error, _ in fatalError("\(error)") })
+            let summary = await runner.run(order.enumerated().map { PageList.Entry(index: $0.offset, page: $0.element) },
+                                           into: results)
             #expect(summary.total == order.count)
             let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == order.count)

@@ -342,40 +342,45 @@ struct HardeningTests {
         #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 2)
     }
 
-    /// A batch's own process allocates WebKit's memory with malloc: it started again at once with
-    /// WebKit's switch, `Malloc=1`, in its environment (the process's first environment, as
-    /// /proc shows it). The web processes it starts have no such switch and keep libpas. A
-    /// single page does not restart.
+    /// A batch's engine process (the run's one child of its own program, `EngineProcess`)
+    /// allocates WebKit's memory with malloc: it started with WebKit's switch, `Malloc=1`, in its
+    /// environment (its first environment, as /proc shows it), and the run itself never needed
+    /// it. The web processes it starts have no such switch and keep libpas. A single page's
+    /// engine process has no switch either.
     @Test func aBatchAllocatesWithMallocItsWebProcessesDoNot() throws {
         let (directory, list, out) = try Self.batchFiles("malloc", pages: Array(repeating: Self.staticPage, count: 4))
         defer { try? FileManager.default.removeItem(at: directory) }
         @Sendable func environment(_ pid: Int32) -> [Substring] {
             (WebProcesses.read("/proc/\(pid)/environ") ?? "").split(separator: "\0")
         }
-        let seen = Synchronization.Mutex<(own: [Substring], web: [[Substring]])>(([], []))
+        @Sendable func engineProcess(of pid: Int32) -> Int32? {
+            WebProcesses.descendants(of: pid).first { $0.name == "pageheight" }?.pid
+        }
+        let seen = Synchronization.Mutex<(run: [Substring], engine: [Substring], web: [[Substring]])>(([], [], []))
         let run = try Self.run(["batch", "--jobs", "2", "--clock", "real", "--no-progress", "--out", out, list]) { pid in
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
                 let web = WebProcesses.descendants(of: pid).filter { $0.name.hasPrefix("WebKitWebProces") }
-                if !web.isEmpty {
-                    seen.withLock { $0 = (environment(pid), web.map { environment($0.pid) }) }
+                if !web.isEmpty, let engine = engineProcess(of: pid) {
+                    seen.withLock { $0 = (environment(pid), environment(engine), web.map { environment($0.pid) }) }
                     return
                 }
                 usleep(20_000)
             }
         }
         #expect(run.status == 0, "\(run.stderr)")
-        let (own, web) = seen.withLock { $0 }
-        #expect(own.contains("Malloc=1") && own.contains("PAGEHEIGHT_SYSTEM_MALLOC=1"), "\(own)")
+        let (own, engine, web) = seen.withLock { $0 }
+        #expect(!own.isEmpty && !own.contains("Malloc=1"), "\(own)")
+        #expect(engine.contains("Malloc=1") && engine.contains("PAGEHEIGHT_SYSTEM_MALLOC=1"), "\(engine)")
         #expect(!web.isEmpty && web.allSatisfy { !$0.isEmpty && !$0.contains { $0.hasPrefix("Malloc=") } }, "\(web)")
         let single = Synchronization.Mutex<[Substring]>([])
         let page = try Self.run([Self.staticPage]) { pid in
             let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline, WebProcesses.descendants(of: pid).isEmpty { usleep(20_000) }
-            single.withLock { $0 = environment(pid) }
+            while Date() < deadline, WebProcesses.descendants(of: pid).filter({ $0.name.hasPrefix("WebKit") }).isEmpty { usleep(20_000) }
+            single.withLock { $0 = engineProcess(of: pid).map(environment) ?? [] }
         }
         #expect(page.status == 0, "\(page.stderr)")
-        #expect(single.withLock { !$0.isEmpty && !$0.contains("Malloc=1") }, "a single page restarted")
+        #expect(single.withLock { !$0.isEmpty && !$0.contains("Malloc=1") }, "a single page's engine has the switch")
     }
 
     /// A run's standard error ends with pageheight's own lines: nothing from a web process that

@@ -147,6 +147,14 @@ guint ph_timeout_add_precise(gint64 microseconds, GSourceFunc fn, gpointer data,
 // in its own process group, sent SIGTERM when the calling thread dies. Returns the pid, or -1 with errno set.
 pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd);
 
+// Why: the same as ph_spawn_tied (prctl between fork and exec), for a process of this program
+// that runs the engine for its supervisor. Starts `path` with `argv` and exactly `envp`, standard
+// input on `stdin_fd`, standard output on `stdout_fd`, descriptor 3 on `message_fd` (standard error
+// inherited), in its own process group, sent SIGTERM when the calling thread dies. Returns the pid,
+// or -1 with errno set.
+pid_t ph_spawn_engine_process(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
+                              int message_fd);
+
 // Why: GLVND reads its EGL vendor list from the environment once per process, at its first call.
 // Makes this process's EGL find no driver, so the UI process never loads Mesa (and its LLVM), while
 // the web processes it starts later, with the environment restored, load it as usual.
@@ -177,5 +185,10 @@ int ph_narrow_capability_bound(unsigned long long keep);
 // start before any other process starts. Returns (and the start goes on with WebKit's allocator)
 // when `Malloc` is already set, by the user or because this is the second start, or on failure.
 void ph_restart_with_system_malloc(char **argv);
+
+// The variable that marks a start made for the C library's malloc: set beside `Malloc=1`, it makes
+// that start take both out of its environment before any other process starts (its constructor).
+// A process that starts the program with them itself (the engine's process) sets both.
+#define PH_SYSTEM_MALLOC_MARK "PAGEHEIGHT_SYSTEM_MALLOC"
 
 #endif

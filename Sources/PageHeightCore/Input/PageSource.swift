@@ -1,7 +1,7 @@
 import Foundation
 
 /// A page to measure: a URL, a local file, or HTML given directly.
-public enum PageSource: Sendable, Equatable {
+public enum PageSource: Sendable, Equatable, Codable {
     /// An http(s), data: or about: URL.
     case url(String)
     /// An absolute path to a local file (loaded as a file:// URI).

@@ -79,11 +79,19 @@ enum PrivateDirectory {
         return parent
     }
 
+    /// Removes the directory of `process`, a process of ours that is gone (an engine process that
+    /// died by a signal, or was killed, before it could remove its own).
+    static func removeLeft(by process: pid_t) {
+        sweep(temporaryParent(), only: process)
+    }
+
     /// Removes `pageheight-<pid>-XXXXXX` (and the older `pageheight-webkit-<pid>`) directories
-    /// in `parent` whose process is gone, when they belong to this user and are real directories.
-    private static func sweep(_ parent: String) {
+    /// in `parent` whose process is gone (that of `only`, when given), when they belong to this
+    /// user and are real directories.
+    private static func sweep(_ parent: String, only: pid_t? = nil) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] {
-            guard let pid = ownerProcess(of: name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = ownerProcess(of: name), only == nil || pid == only, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             let path = parent + "/" + name
             var info = stat()
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else { continue }

@@ -204,6 +204,16 @@ final class PageView {
         // No service workers: a worker one page registers outlives the clear between pages and
         // would answer the next same-origin page's requests (and a reader app's web view has none).
         EngineFeature.disable("ServiceWorkers", in: settings)
+        // No view transitions of the engine's: WebKit draws one in accelerated compositing, which
+        // it enters for a transition whatever the policy above, and our process has nothing to
+        // show it in. Its accelerated backing store exists only where GTK can initialise GL and
+        // the DMA-BUF renderer is on; ours has neither (our Xvfb runs without GLX, and
+        // `PageHeightEngine` turns that renderer off to keep Mesa out of this process), so the
+        // first frame of a transition made WebKit dereference the missing store: SIGSEGV in this
+        // process, not the web process. The hooks answer `document.startViewTransition` as a
+        // browser that skips the transition does (the update runs, nothing is animated).
+        EngineFeature.disable("ViewTransitions", in: settings)
+        EngineFeature.disable("CrossDocumentViewTransitions", in: settings)
     }
 
     /// The hooks (every frame), the probe (the top frame, in its own world) and, offline, the

@@ -13,4 +13,9 @@ public enum SystemMalloc {
     public static func restart() {
         ph_restart_with_system_malloc(CommandLine.unsafeArgv)
     }
+
+    /// The environment a new start of this program needs to allocate with the C library's malloc
+    /// from the first: WebKit's switch and the mark that makes that start take both out again
+    /// before the processes it starts (which keep libpas).
+    public static let environment = ["Malloc": "1", PH_SYSTEM_MALLOC_MARK: "1"]
 }

@@ -16,6 +16,8 @@ struct ServeArguments: Equatable, Sendable {
     var pagesDirectory: String?
     var maxBody: Int?
     var drain = 30.0
+    /// `--no-sandbox` clears it: the web processes run without WebKit's sandbox.
+    var sandbox = true
     var options = MeasureOptions()
     var operands: [String] = []
 
@@ -36,6 +38,7 @@ struct ServeArguments: Equatable, Sendable {
             case "--pages-dir": result.pagesDirectory = try given.value()
             case "--max-body": result.maxBody = try given.integer()
             case "--drain": result.drain = try given.number()
+            case "--no-sandbox": try given.flag(); result.sandbox = false
             case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
             default:
                 guard let option = MeasuringOption.named(given.name) else { throw UsageError("unknown option '\(given.name)'") }

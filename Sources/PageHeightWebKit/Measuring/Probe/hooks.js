@@ -558,6 +558,46 @@ function heldBy() {
   return null;
 }
 
+// --- view transitions ----------------------------------------------------------------------
+// The engine's own view transitions are off (`PageView.applySettings` says why). A page's
+// `document.startViewTransition` runs as a browser runs a transition it skips (a hidden
+// document's): nothing is captured or animated, the update callback runs (in a microtask, before
+// the next task, so no reading can fall between the call and the change it asks for),
+// `updateCallbackDone` and `finished` settle with it, and `ready` rejects with an AbortError that
+// is marked handled. Accepts the callback or `{ update, types }`.
+if (typeof Document.prototype.startViewTransition !== 'function') {
+  const NativePromise = Promise;
+  const NativeSet = Set;
+  const NativeDOMException = DOMException;
+  const NativeTypeError = TypeError;
+  const promiseThen = Promise.prototype.then;
+  const ignore = () => {};
+  const fulfilled = () => undefined;
+  const startViewTransition = { startViewTransition(argument = undefined) {
+    const options = argument !== null && typeof argument === 'object';
+    const update = options ? argument.update : argument;
+    if (update !== undefined && update !== null && typeof update !== 'function') {
+      throw new NativeTypeError("Argument 1 ('callbackOptions') to Document.startViewTransition must be a function or an object");
+    }
+    const types = new NativeSet(options && argument.types !== undefined && argument.types !== null ? argument.types : []);
+    let settle;
+    const called = new NativePromise((resolve, reject) => { settle = { resolve, reject }; });
+    microtask(() => {
+      try { settle.resolve(typeof update === 'function' ? apply(update, undefined, []) : undefined); } catch (e) { settle.reject(e); }
+    });
+    const updateCallbackDone = apply(promiseThen, called, [fulfilled]);
+    const ready = apply(promiseThen, NativePromise.resolve(), [() => {
+      throw new NativeDOMException('The view transition was skipped: pageheight runs no view transitions', 'AbortError');
+    }]);
+    apply(promiseThen, ready, [undefined, ignore]);
+    const finished = apply(promiseThen, updateCallbackDone, [fulfilled]);
+    return { updateCallbackDone, ready, finished, types, skipTransition() {} };
+  } }.startViewTransition;
+  apply(weakSet, nativeText, [startViewTransition, 'function startViewTransition() {\n    [native code]\n}']);
+  defineProperty(Document.prototype, 'startViewTransition',
+                 { value: startViewTransition, writable: true, enumerable: true, configurable: true });
+}
+
 // --- the virtual clock ---------------------------------------------------------------------
 // The page's time is real time plus `offset`, the sum of the jumps the probe asked for: it never
 // runs slower than real time, so a page that waits for `Date.now()` to pass a moment still ends.

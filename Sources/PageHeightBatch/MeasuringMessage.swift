@@ -1,0 +1,51 @@
+import Foundation
+import PageHeightCore
+
+/// What an engine process (`EngineProcess`) tells its supervisor, one JSON object a line: that a
+/// page started, what it measured, and why it cannot go on.
+///
+/// A page that started and has no `measured` message yet is in flight: if the process dies by a
+/// signal, that page was being measured when it did.
+public enum MeasuringMessage: Codable, Sendable, Equatable {
+    /// The work item `index` is being measured.
+    case started(index: Int)
+    /// The work item's result.
+    case measured(Measured)
+    /// The engine cannot go on (its display went away): the process ends next, and the
+    /// supervisor says this, with what was written, and stops.
+    case fatal(String)
+
+    /// A measured page: what the command writes for it, and what its summary counts.
+    public struct Measured: Codable, Sendable, Equatable {
+        public var index: Int
+        public var status: PageStatus
+        /// The page's `timings.total`.
+        public var seconds: Double
+        /// Whether the page and each of its steps are ok, and its snapshot was written.
+        public var ok: Bool
+        /// The text the command writes for the page (a batch's JSON line; a single run's line or
+        /// JSON), as it would have written it in one process.
+        public var output: String
+
+        public init(index: Int, status: PageStatus, seconds: Double, ok: Bool, output: String) {
+            (self.index, self.status, self.seconds, self.ok, self.output) = (index, status, seconds, ok, output)
+        }
+    }
+
+    /// The message as its line (without the newline).
+    public var line: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? encoder.encode(self) else { preconditionFailure("a message that does not encode: \(self)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The message a line holds; nil for a line that is not one (the supervisor ignores it).
+    public init?(line: String) {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let message = try? decoder.decode(MeasuringMessage.self, from: Data(line.utf8)) else { return nil }
+        self = message
+    }
+}
