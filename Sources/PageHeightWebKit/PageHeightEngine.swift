@@ -153,8 +153,10 @@ public final class PageHeightEngine: @unchecked Sendable {
             ph_ui_process_without_egl()
             DriverlessEGL.install(describingIn: webProcessFiles)
             // What the web processes read of ours, shown to them read-only inside the sandbox.
-            exposed = [webProcessFiles] + (DriverlessEGL.installed ? DriverlessEGL.library().map { [$0] } ?? [] : [])
-                + FontConfiguration.sandboxPaths()
+            if found == .on {
+                exposed = [webProcessFiles] + (DriverlessEGL.installed ? DriverlessEGL.library().map { [$0] } ?? [] : [])
+                    + FontConfiguration.sandboxPaths()
+            }
             guard gtk_init_check(nil, nil) != 0 else {
                 throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
             }

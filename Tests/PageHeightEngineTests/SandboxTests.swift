@@ -92,6 +92,16 @@ struct SandboxTests {
         }
     }
 
+    /// A display the sandbox cannot reach turns it off, rather than ending every web process:
+    /// one over TCP, or a local one without its socket file. The engine's own display is fine.
+    @Test func aDisplayOutOfTheSandboxsReachIsFound() throws {
+        _ = try PageHeightEngine.shared()
+        #expect(WebProcessSandbox.displayProblem(ProcessInfo.processInfo.environment["DISPLAY"] ?? "") == nil)
+        #expect(WebProcessSandbox.displayProblem("localhost:10.0")?.contains("not a local one") == true)
+        #expect(WebProcessSandbox.displayProblem("") != nil)
+        #expect(WebProcessSandbox.displayProblem(":98765") == "the display's socket /tmp/.X11-unix/X98765 is missing")
+    }
+
     /// The fonts a page is drawn with are the same inside the sandbox: a fixture whose height
     /// depends on the generic families' faces, and one with a web font, measure their declared
     /// heights in a sandboxed web process.

@@ -174,9 +174,10 @@ long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int 
 int ph_prioritize_thread(int nice);
 
 // Why: prctl is varargs, which Swift does not import. Takes every capability whose bit is clear in
-// `keep` (bit n: capability n, as in /proc/PID/status) out of this process's bounding set: no
-// process it starts from now on can hold one, whatever its user. This process keeps what it has.
-// Returns 0, or -errno for the first refusal (-EPERM without CAP_SETPCAP: nothing was dropped).
+// `keep` (bit n: capability n, as in /proc/PID/status) out of the calling thread's bounding set
+// (a per-thread set): no process it or a thread it starts from now on starts can hold one,
+// whatever its user. The process keeps what it has. Returns 0, or -errno for the first refusal
+// (-EPERM without CAP_SETPCAP: nothing was dropped).
 int ph_narrow_capability_bound(unsigned long long keep);
 
 // Why: WebKit reads `Malloc=1` before main, so only a new start of the program can have it; the

@@ -62,8 +62,9 @@ enum WebProcessSandbox {
 
     /// Decides whether the web processes get the sandbox; call on the engine's thread before
     /// WebKit starts any process. When `asked`, narrows the thread's capability bounding set and
-    /// runs bubblewrap once; returns at once, and the returned function waits for bubblewrap's
-    /// answer (so the caller sets up other things meanwhile).
+    /// runs bubblewrap once; returns at once, and the returned function, called once `DISPLAY`
+    /// is set, waits for bubblewrap's answer and checks the display (so the caller sets up other
+    /// things meanwhile).
     static func begin(asked: Bool) -> () -> SandboxState {
         guard asked else { return { .off } }
         let environment = ProcessInfo.processInfo.environment
@@ -80,9 +81,25 @@ enum WebProcessSandbox {
         }
         return {
             guard let result = child.end(timeout: 10) else { return .unavailable("\(bubblewrap) did not end within 10 s") }
-            if result.status == 0 { return .on }
-            return .unavailable(result.firstLine.isEmpty ? "\(bubblewrap) failed with status \(result.status)" : result.firstLine)
+            guard result.status == 0 else {
+                return .unavailable(result.firstLine.isEmpty ? "\(bubblewrap) failed with status \(result.status)" : result.firstLine)
+            }
+            return displayProblem(ProcessInfo.processInfo.environment["DISPLAY"] ?? "").map { .unavailable($0) } ?? .on
         }
+    }
+
+    /// Why a web process in the sandbox could not open `display` (a `DISPLAY` value), or nil:
+    /// WebKit shows it the display's socket in `/tmp/.X11-unix` for a local display (`:N`) and no
+    /// network, so a display over TCP (`host:N`, as SSH forwards it) or one whose socket file is
+    /// gone (an abstract socket, which the sandbox's network namespace hides, is all that is left)
+    /// would end every web process.
+    static func displayProblem(_ display: String) -> String? {
+        let number = display.dropFirst().prefix { $0.isASCII && $0.isNumber }
+        guard display.hasPrefix(":"), !number.isEmpty else {
+            return "the display '\(display)' is not a local one (:N), and the sandbox has no network"
+        }
+        let socket = "/tmp/.X11-unix/X\(number)"
+        return access(socket, F_OK) == 0 ? nil : "the display's socket \(socket) is missing"
     }
 
     /// Turns the sandbox on for `context`'s web processes when `state` is `.on`, showing them
