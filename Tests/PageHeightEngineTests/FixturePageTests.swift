@@ -67,8 +67,11 @@ struct FixturePageTests {
     /// for the earliest stop with the same options (a page that changes after it would settle,
     /// such as ticker.html, says what that stop shows; so does quirks-shrink.html, whose
     /// content shrinks beneath the app's frame).
+    /// time-raf-lines.html adds a line every tenth frame for 4 s: on the real clock the number of
+    /// readings the schedule's polls take in that time depends on the frame rate the page got, so
+    /// only its heights are compared (on both clocks, `pageComesOutAsDeclared`).
     static let earliestStopAgrees = cases.filter { fixture in
-        !fixture.arguments.contains("--until") && !cases.contains { other in
+        fixture.pageName != "time-raf-lines.html" && !fixture.arguments.contains("--until") && !cases.contains { other in
             other.pageName == fixture.pageName && other.arguments == fixture.arguments + ["--until", "quiet"]
                 && (other.height != fixture.height || other.schedule != fixture.schedule)
         }
