@@ -14,6 +14,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -666,4 +667,12 @@ static int display_lost(Display *display) {
 void ph_on_display_lost(void (*fn)(void)) {
     display_lost_fn = fn;
     XSetIOErrorHandler(display_lost);
+}
+
+int ph_pivot_root(const char *new_root, const char *put_old) {
+    return (int)syscall(SYS_pivot_root, new_root, put_old);
+}
+
+int ph_unshare_mounts(void) {
+    return unshare(CLONE_NEWNS | CLONE_FS);
 }

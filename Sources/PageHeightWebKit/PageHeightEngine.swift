@@ -27,6 +27,8 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// Whether the web processes run in WebKit's sandbox: asked for (`shared(sandbox:)`) and
     /// found to start here, turned off, or unavailable and why.
     public let sandbox: SandboxState
+    /// Whether the files the engine's processes can open are confined (`shared(files:)`).
+    public let fileJail: FileJail.State
     /// Whether the caller asked for the sandbox.
     private let sandboxAsked: Bool
 
@@ -48,9 +50,14 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// `sandbox` asks for WebKit's sandbox around each web process (`--no-sandbox` turns it off);
     /// where it cannot start, the engine runs without it and says why in `sandbox`. One setting
     /// per process as well.
+    ///
+    /// `files`, with the sandbox on, confines the files the engine's processes can open to the
+    /// folders it names and the system's (`FileJail`); nil leaves them this user's. The first
+    /// call's choice holds for the process.
     public static func shared(fonts: FontChoice = FontChoice(), scale: Int = 1,
                               languages: [String] = MeasureOptions.defaultLanguages,
-                              families: DeviceFonts = .desktop, sandbox: Bool = true) throws -> PageHeightEngine {
+                              families: DeviceFonts = .desktop, sandbox: Bool = true,
+                              files: FileJail.Access? = nil) throws -> PageHeightEngine {
         try instance.withLock { instance in
             if let instance {
                 guard instance.fonts == fonts else {
@@ -75,13 +82,15 @@ public final class PageHeightEngine: @unchecked Sendable {
                 }
                 return instance
             }
-            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages, families: families, sandbox: sandbox)
+            let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages, families: families, sandbox: sandbox,
+                                              files: files)
             instance = engine
             return engine
         }
     }
 
-    private init(fonts: FontChoice, scale: Int, languages: [String], families: DeviceFonts, sandbox sandboxAsked: Bool) throws {
+    private init(fonts: FontChoice, scale: Int, languages: [String], families: DeviceFonts, sandbox sandboxAsked: Bool,
+                 files: FileJail.Access?) throws {
         self.fonts = fonts
         self.families = families
         self.scale = scale
@@ -119,6 +128,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         mallopt(M_ARENA_MAX, 2)
         nonisolated(unsafe) var found = SandboxState.off
         nonisolated(unsafe) var exposed: [String] = []
+        nonisolated(unsafe) var jail = FileJail.State.off
         thread = try GLibThread {
             // This thread hears every page's load events and takes every settle reading. With more
             // jobs than cores it waited behind the web processes for a core, and that wait is
@@ -140,6 +150,11 @@ public final class PageHeightEngine: @unchecked Sendable {
                 // Before GLib reads it (once per process): WebKit's D-Bus proxy sockets and
                 // bubblewrap's records go where the engine's files go, not into `~/.cache`.
                 setenv("XDG_RUNTIME_DIR", try PrivateDirectory.runtime(), 1)
+            }
+            if found == .on, var files {
+                // Before WebKit starts a process: each starts in the jail.
+                files.readable += FontConfiguration.sandboxPaths() + (DriverlessEGL.library().map { [$0] } ?? [])
+                jail = FileJail.enter(files, privateDirectory: directory)
             }
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
@@ -168,6 +183,7 @@ public final class PageHeightEngine: @unchecked Sendable {
             webkit_web_context_set_preferred_languages(webkit_web_context_get_default(), &list)
         }
         sandbox = found
+        fileJail = jail
         pools = EnginePools(sandbox: found, exposing: exposed)
     }
 

@@ -15,11 +15,16 @@ func runCheck(_ arguments: [String]) async -> Int32 {
     }
     do throws(CheckExit) {
         var (suite, baseline) = try loadSuite(parsed)
-        guard let engine = startEngine(for: suite.options, sandbox: parsed.run.sandbox) else { return 70 }
         let scratch = SnapshotScratch(wanted: parsed.report != nil || (parsed.update && suite.keepsSnapshots))
         defer { scratch.remove() }
         let stale = try prune(&baseline, of: suite, parsed)
         let cases = try selectCases(of: suite, parsed)
+        // The engine's processes open the suite's pages' folders and write into the scratch folder only.
+        let readable = Set(cases.flatMap { testCase in
+            suite.page(named: testCase.page).map { (try? suite.source(for: $0).get())?.readableFolders ?? [] } ?? []
+        })
+        let files = FileJail.Access(readable: readable.sorted(), writable: scratch.path.map { [$0] } ?? [])
+        guard let engine = startEngine(for: suite.options, sandbox: parsed.run.sandbox, files: files) else { return 70 }
         let started = Date()
         let results = await measure(cases, of: suite, parsed, engine: engine, scratch: scratch)
         let comparisons = results.map {

@@ -26,7 +26,8 @@ func runAsEngineProcess() async -> Int32 {
         StandardError.write("Error: the engine's process could not read its work: \(error)\n")
         return 70
     }
-    guard let engine = startEngine(for: arguments.options, sandbox: arguments.run.sandbox) else { return 70 }
+    let files = EngineFiles.access(for: work, arguments)
+    guard let engine = startEngine(for: arguments.options, sandbox: arguments.run.sandbox, files: files) else { return 70 }
     let verbose = arguments.verbose
     switch arguments.command {
     case .batch:
@@ -89,5 +90,33 @@ enum TestCrash {
     static func ifAskedFor(_ page: String) {
         guard let marker, page.contains(marker) else { return }
         UnsafeMutablePointer<Int>(bitPattern: 0x48)!.pointee = 0
+    }
+}
+
+/// The folders an engine process's pages may read (`FileJail`): each file page's folder, a
+/// template's and its fragments'; and the folder its snapshot is written to.
+enum EngineFiles {
+    static func access(for work: MeasuringWork, _ arguments: CommandLineArguments) -> FileJail.Access {
+        var readable: [String] = []
+        let here = FileManager.default.currentDirectoryPath
+        if let template = arguments.template {
+            readable.append((absolute(template, in: here) as NSString).deletingLastPathComponent)
+        }
+        for page in work.pages {
+            switch page {
+            case .source(_, let source):
+                readable += source.readableFolders
+            case .entry(let entry):
+                if let source = try? PageSource.parse(entry.page, currentDirectory: here, standardInput: { nil }) {
+                    readable += source.readableFolders
+                }
+            }
+        }
+        let writable = arguments.snapshot.map { [(absolute($0, in: here) as NSString).deletingLastPathComponent] } ?? []
+        return FileJail.Access(readable: Array(Set(readable)).sorted(), writable: writable)
+    }
+
+    private static func absolute(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(path).standardizedFileURL.path
     }
 }

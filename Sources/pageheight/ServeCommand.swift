@@ -18,7 +18,9 @@ func runServe(_ arguments: [String]) async -> Int32 {
     } catch {
         return subcommandUsageError(error.message, usage: ServeArguments.usage)
     }
-    guard let engine = startEngine(for: settings.defaults, sandbox: parsed.sandbox) else { return 70 }
+    // The engine's processes open files under `--pages-dir` only (pages sent as html read none).
+    let files = FileJail.Access(readable: settings.pagesDirectory.map { [$0] } ?? [])
+    guard let engine = startEngine(for: settings.defaults, sandbox: parsed.sandbox, files: files) else { return 70 }
     let server = PageServer(settings: settings, engine: engine)
     let signals = installServeSignalHandlers(server)
     defer { signals.forEach { $0.cancel() } }

@@ -2,6 +2,7 @@ import Foundation
 import PageHeightBatch
 import PageHeightCore
 import PageHeightRegression
+import PageHeightWebKit
 
 /// `pageheight sweep [options] <page>...` (arguments without the word `sweep`): the height at
 /// every width × font size × zoom, as a table, CSV or JSON.
@@ -36,7 +37,8 @@ func runSweep(_ arguments: [String]) async -> Int32 {
         }
     }
     let base = parsed.measuring.applied(to: MeasureOptions())
-    guard let engine = startEngine(for: base, sandbox: parsed.run.sandbox) else { return 70 }
+    let files = FileJail.Access(readable: Array(Set(sources.values.flatMap(\.readableFolders))).sorted())
+    guard let engine = startEngine(for: base, sandbox: parsed.run.sandbox, files: files) else { return 70 }
     let defaults = MeasureOptions()
     var jobs: [RegressionRunner.Job] = []
     for page in parsed.inputs.uniqued() {

@@ -80,12 +80,15 @@ func run() async -> Int32 {
 /// `options`, its web processes in WebKit's sandbox unless `sandbox` is false; or nil after
 /// saying on stderr why it could not start (exit 70). Where the sandbox was asked for and cannot
 /// start, says so on stderr, once: the engine goes on without it.
-func startEngine(for options: MeasureOptions, sandbox: Bool) -> PageHeightEngine? {
+///
+/// `files` names the folders the engine's processes may open besides the system's (`FileJail`):
+/// the pages' folders, where pictures are written. Nil leaves them this user's.
+func startEngine(for options: MeasureOptions, sandbox: Bool, files: FileJail.Access? = nil) -> PageHeightEngine? {
     let engine: PageHeightEngine
     do {
         engine = try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
                                              languages: options.languages ?? MeasureOptions.defaultLanguages,
-                                             families: DeviceFonts.of(options.deviceProfile.name), sandbox: sandbox)
+                                             families: DeviceFonts.of(options.deviceProfile.name), sandbox: sandbox, files: files)
     } catch {
         StandardError.write("Error: the engine could not start: \(error)\n")
         return nil
@@ -93,6 +96,10 @@ func startEngine(for options: MeasureOptions, sandbox: Bool) -> PageHeightEngine
     if case .unavailable(let reason) = engine.sandbox {
         StandardError.write("warning: the web processes run without a sandbox: it cannot start here (\(reason)); "
             + "--no-sandbox runs them so without this warning\n")
+    }
+    if case .unavailable(let reason) = engine.fileJail {
+        StandardError.write("warning: the engine's files are not confined to the pages' folders: \(reason); "
+            + "--no-sandbox runs without this warning\n")
     }
     return engine
 }

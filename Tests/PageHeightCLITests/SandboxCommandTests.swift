@@ -83,4 +83,66 @@ extension CommandLineTests {
             try TuneArguments.parse(["--no-sandbox", "r.jsonl"], command: .replay)
         }
     }
+
+    /// With the sandbox on, the engine's processes see only the system, the pages' folders and
+    /// their own files (`FileJail`): a page whose content filters are turned off (a test build's
+    /// switch) still cannot read another folder of the machine or `$HOME`, nor the real accounts'
+    /// file; without the sandbox, the same page reads them all (so the filters are off indeed).
+    @Test(.enabled(if: geteuid() == 0, "a mount namespace needs CAP_SYS_ADMIN"))
+    func withoutItsFiltersAPageStillReadsOnlyItsOwnFolder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-jail-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (folder, other, home) = (root.appendingPathComponent("page"), root.appendingPathComponent("other"), root.appendingPathComponent("home"))
+        for made in [folder, other, home] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+        // Each script read adds its block: 100 px for the page's own, then 1000, 2000 and 4000.
+        let grow = { (px: Int) in "document.body.appendChild(Object.assign(document.createElement('div'), {style: 'height:\(px)px'}))" }
+        try grow(100).write(to: folder.appendingPathComponent("own.js"), atomically: true, encoding: .utf8)
+        try grow(1000).write(to: other.appendingPathComponent("secret.js"), atomically: true, encoding: .utf8)
+        try grow(2000).write(to: home.appendingPathComponent("home.js"), atomically: true, encoding: .utf8)
+        try """
+            <!doctype html><body style="margin:0">
+            <script src="own.js"></script>
+            <script src="\(other.appendingPathComponent("secret.js").absoluteString)"></script>
+            <script src="\(home.appendingPathComponent("home.js").absoluteString)"></script>
+            """.write(to: folder.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        let page = folder.appendingPathComponent("index.html").path
+        let environment = ["PAGEHEIGHT_TEST_WITHOUT_FILE_BOUNDARY": "1", "HOME": home.path]
+        let confined = try PageHeightBinary.run(["--offline", "--until", "quick", page], environment: environment)
+        #expect(confined.status == 0 && confined.stdout.hasPrefix("100 px"), "\(confined.stdout)\(confined.stderr)")
+        #expect(!confined.stderr.contains("warning: the engine's files"), "\(confined.stderr)")
+        let open = try PageHeightBinary.run(["--offline", "--no-sandbox", "--until", "quick", page], environment: environment)
+        #expect(open.stdout.hasPrefix("3100 px"), "\(open.stdout)\(open.stderr)")
+        // The same in a batch, whose engine process is shown the folders of its list's pages only.
+        let list = root.appendingPathComponent("list.txt")
+        try (page + "\n").write(to: list, atomically: true, encoding: .utf8)
+        let batch = try PageHeightBinary.run(["batch", "--offline", "--until", "quick", "--no-progress", list.path], environment: environment)
+        #expect(batch.status == 0 && batch.stdout.contains("\"height\":100,"), "\(batch.stdout)\(batch.stderr)")
+
+        // What the network process (which reads a file page's subresources) sees, through its root:
+        // the page's folder, not the other one nor $HOME's files, and one line of accounts.
+        let seen = Mutex<(page: Bool, other: Bool, home: [String]?, passwd: String?)?>(nil)
+        let slow = try PageHeightBinary.run(["--offline", "--clock", "real", page], environment: environment) { pid in
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                let network = self.descendants(of: pid).first {
+                    (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("WebKitNetworkPr") == true
+                }
+                if let network {
+                    let root = "/proc/\(network)/root"
+                    seen.withLock {
+                        $0 = (FileManager.default.fileExists(atPath: root + folder.path + "/own.js"),
+                              FileManager.default.fileExists(atPath: root + other.path),
+                              try? FileManager.default.contentsOfDirectory(atPath: root + home.path),
+                              try? String(contentsOfFile: root + "/etc/passwd", encoding: .utf8))
+                    }
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        #expect(slow.stdout.hasPrefix("100 px"), "\(slow.stdout)\(slow.stderr)")
+        let view = try #require(seen.withLock { $0 }, "no network process found")
+        #expect(view.page && !view.other && view.home == [], "\(view)")
+        #expect(view.passwd?.split(separator: "\n").count == 1 && view.passwd?.hasPrefix("root:") == true, "\(view.passwd ?? "none")")
+    }
 }

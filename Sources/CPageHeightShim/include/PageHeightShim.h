@@ -192,4 +192,13 @@ void ph_restart_with_system_malloc(char **argv);
 // A process that starts the program with them itself (the engine's process) sets both.
 #define PH_SYSTEM_MALLOC_MARK "PAGEHEIGHT_SYSTEM_MALLOC"
 
+// Why: pivot_root(2) has no glibc wrapper, and syscall(2) is variadic, which Swift cannot call.
+// Used by `FileJail` on the engine's thread. Returns 0, or -1 with errno set.
+int ph_pivot_root(const char *new_root, const char *put_old);
+
+// Why: unshare(2) and its CLONE_ flags need _GNU_SOURCE, which Swift's Glibc module does not
+// define. Gives the calling thread a mount namespace and a file-system context of its own
+// (`FileJail`). Returns 0, or -1 with errno set.
+int ph_unshare_mounts(void);
+
 #endif

@@ -19,6 +19,20 @@ public enum PageSource: Sendable, Equatable, Codable {
         }
     }
 
+    /// The folders this page may read files from: a file page's folder; a page given as text, its
+    /// base's folder and the folders it may also read, where they are `file:` URLs.
+    public var readableFolders: [String] {
+        switch self {
+        case .url: return []
+        case .file(let path): return [(path as NSString).deletingLastPathComponent]
+        case .html(_, let base, let also):
+            return ([base] + also).compactMap { text -> String? in
+                guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else { return nil }
+                return text.hasSuffix("/") ? url.path : url.deletingLastPathComponent().path
+            }
+        }
+    }
+
     /// The most HTML a page given as text may have (on standard input, or a reader template with
     /// its fragment): 20 times the largest page of the article corpus. More is an error, not read
     /// (`pageheight - < /dev/zero`).

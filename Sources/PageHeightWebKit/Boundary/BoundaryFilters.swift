@@ -21,6 +21,10 @@ enum BoundaryFilters {
     private static var order: [String] = []
     private static var compilations = 0
 
+    /// For tests of what holds without the content filters (`FileJail`): with
+    /// `PAGEHEIGHT_TEST_WITHOUT_FILE_BOUNDARY` set, a page's file list blocks nothing.
+    nonisolated static let withoutFileBoundary = ProcessInfo.processInfo.environment["PAGEHEIGHT_TEST_WITHOUT_FILE_BOUNDARY"] != nil
+
     /// This machine's own addresses (every interface's), read once.
     nonisolated static let localAddresses: [String] = {
         var list: UnsafeMutablePointer<ifaddrs>?
@@ -59,8 +63,9 @@ enum BoundaryFilters {
 
     /// The filters for `source` under `options`, compiled on first use.
     static func filters(for source: PageSource, options: MeasureOptions) async throws -> Boundary {
-        let lists = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
+        var lists = SubresourceBoundary.rules(for: source, allowedHosts: options.allowedHosts ?? [],
                                               localAddresses: localAddresses, links: { walk($0) })
+        if withoutFileBoundary { lists.files = #"[{"trigger":{"url-filter":"^pageheight-never:"},"action":{"type":"block"}}]"# }
         let files = try await filter(lists.files, name: "files")
         return Boundary(files: files, network: try await filter(lists.network, name: "network"))
     }

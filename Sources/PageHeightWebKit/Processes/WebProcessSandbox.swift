@@ -26,8 +26,8 @@ public enum SandboxState: Sendable, Equatable {
 ///
 /// It does not confine the network process, which WebKit starts outside it: that process reads a
 /// file page's subresources and talks to the network, so what a page may read is decided by its
-/// content filters (`BoundaryFilters`), which the web process applies, and by this process's user.
-/// Nor does it hide `/etc` (`/etc/passwd` included), which WebKit shows every web process.
+/// content filters (`BoundaryFilters`), which the web process applies, and by what the engine's
+/// processes can open at all: with `FileJail`, the system and the pages' folders only.
 ///
 /// Run as root, bubblewrap makes no user namespace and hands root's capabilities to the web
 /// process. Before any process is started with the sandbox, the engine's thread (which starts

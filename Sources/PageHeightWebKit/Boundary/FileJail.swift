@@ -1,0 +1,194 @@
+import CPageHeightShim
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The files the engine's processes may open, when the caller names them: what a page can read
+/// however its requests are spelled and whatever the content filters let through.
+///
+/// WebKit's sandbox confines the web processes, but a file page's subresources are read by the
+/// network process, which WebKit starts outside it, as this process's user. The jail closes that:
+/// before WebKit starts any process, the engine's thread (which starts every process WebKit runs,
+/// and Xvfb's clients' threads) moves into a mount namespace of its own whose root shows only
+///
+/// - the system (`/usr`, `/etc` without the accounts' files, `/sys`, `/dev`, `/proc`, the font
+///   caches), read-only, except `/dev` and `/proc`;
+/// - the X display's sockets and the engine's private directory, read-write;
+/// - the folders the caller names: each page's folder (`readable`), read-only, and the folders
+///   its pictures are written to (`writable`);
+///
+/// and nothing else: not `$HOME`, not the accounts (`/etc/passwd`, `/etc/shadow`, `/etc/group`
+/// show this user only), not the other folders of the machine. Every process WebKit starts from
+/// then on (the network process, the web processes, their sandbox) starts in it. The other threads
+/// of this process (the caller's: writing results, reading lists) keep the machine's view.
+///
+/// A mount namespace needs CAP_SYS_ADMIN: as another user the jail is `unavailable`, and the engine
+/// says so once.
+public enum FileJail {
+    /// What the caller lets the engine's processes reach.
+    public struct Access: Sendable, Equatable {
+        /// Folders shown read-only (the pages' folders, a template's).
+        public var readable: [String]
+        /// Folders shown read-write (where snapshots are written).
+        public var writable: [String]
+
+        public init(readable: [String], writable: [String] = []) {
+            self.readable = readable
+            self.writable = writable
+        }
+    }
+
+    /// Whether the engine's files are confined, as the engine found when it started.
+    public enum State: Sendable, Equatable {
+        case on
+        /// Not asked for (no `Access`, or the sandbox turned off).
+        case off
+        /// Asked for, but it cannot be set up here: why.
+        case unavailable(String)
+    }
+
+    /// The system's folders shown read-only, where they exist.
+    static let systemFolders = ["/usr", "/etc", "/sys", "/var/cache/fontconfig"]
+    /// Top-level names that are symbolic links into `/usr` on a merged system, or folders of their own.
+    static let systemRoots = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
+    /// The accounts' files, shown with this user's line only.
+    static let accountFiles = ["passwd", "group", "shadow", "gshadow"]
+
+    /// Moves the calling thread (the engine's) into the jail: call before WebKit or GTK starts,
+    /// after Xvfb is up. `privateDirectory` is the engine's own (read-write, and where the new root
+    /// is built). Returns the state.
+    static func enter(_ access: Access, privateDirectory: String) -> State {
+        guard geteuid() == 0 else {
+            return .unavailable("confining the engine's files needs root's CAP_SYS_ADMIN (a mount namespace); "
+                + "this user's pages may read any file this user can")
+        }
+        let root = privateDirectory + "/jail"
+        let accounts = privateDirectory + "/accounts"
+        do {
+            try writeAccounts(into: accounts)
+            // This thread's own namespace: the process's other threads keep theirs.
+            try check(ph_unshare_mounts(), "unshare")
+            try check(mount("none", "/", nil, UInt(MS_REC | MS_PRIVATE), nil), "making / private")
+            try makeFolder(root)
+            try check(mount("pageheight", root, "tmpfs", UInt(MS_NOSUID | MS_NODEV), "mode=0755,size=16m"), "tmpfs")
+            for folder in systemFolders where exists(folder) {
+                try bind(folder, into: root, readOnly: true)
+            }
+            for name in systemRoots {
+                if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: name) {
+                    try check(symlink(target, root + name), "symlink \(name)")
+                } else if exists(name) {
+                    try bind(name, into: root, readOnly: true)
+                }
+            }
+            for name in accountFiles where exists("/etc/" + name) {
+                try check(mount(accounts + "/" + name, root + "/etc/" + name, nil, UInt(MS_BIND), nil), "/etc/\(name)")
+            }
+            try bind("/dev", into: root, readOnly: false)
+            try bind("/proc", into: root, readOnly: false)
+            // An empty folder where `$HOME` is: WebKit resolves it (and ends this process when it
+            // cannot) as it adds a path to its sandbox.
+            if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/"), home != "/" {
+                try makeFolder(root + home)
+            }
+            try makeFolder(root + "/tmp")
+            _ = chmod(root + "/tmp", 0o1777)
+            for folder in ["/tmp/.X11-unix", privateDirectory] + runtimeFolders() where exists(folder) {
+                try bind(folder, into: root, readOnly: false)
+            }
+            for folder in access.readable where exists(folder) {
+                try bind(folder, into: root, readOnly: true)
+            }
+            for folder in access.writable where exists(folder) {
+                try bind(folder, into: root, readOnly: false)
+            }
+            try makeFolder(root + "/.old")
+            try check(ph_pivot_root(root, root + "/.old"), "pivot_root")
+            try check(chdir("/"), "chdir")
+            try check(umount2("/.old", Int32(MNT_DETACH)), "detaching the old root")
+            _ = rmdir("/.old")
+            return .on
+        } catch {
+            return .unavailable("\(error)")
+        }
+    }
+
+    /// The user runtime directory the environment names, if any: WebKit's D-Bus proxy puts its
+    /// sockets there.
+    private static func runtimeFolders() -> [String] {
+        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return [] }
+        return [runtime]
+    }
+
+    /// `folder` (its real path) shown at its own path, and at its real path when that differs.
+    private static func bind(_ folder: String, into root: String, readOnly: Bool) throws {
+        let real = (try? realPath(folder)) ?? folder
+        for spelling in Set([folder, real]) {
+            let target = root + spelling
+            var info = stat()
+            if lstat(target, &info) == 0 { continue } // already shown (under a folder shown before)
+            if isFolder(real) { try makeFolder(target) } else { try makeFile(target) }
+            try check(mount(real, target, nil, UInt(MS_BIND | MS_REC), nil), "showing \(folder)")
+            if readOnly {
+                try check(mount(nil, target, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV), nil),
+                          "making \(folder) read-only")
+            }
+        }
+    }
+
+    /// This user's lines of the accounts' files, in `folder`.
+    private static func writeAccounts(into folder: String) throws {
+        try makeFolder(folder)
+        let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
+        let group = getgrgid(getegid()).map { String(cString: $0.pointee.gr_name) } ?? user
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/"
+        let lines = [
+            "passwd": "\(user):x:\(geteuid()):\(getegid())::\(home):/usr/sbin/nologin\n",
+            "group": "\(group):x:\(getegid()):\n",
+            "shadow": "", "gshadow": "",
+        ]
+        for (name, text) in lines {
+            let path = folder + "/" + name
+            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
+                throw Failure("cannot write \(path)")
+            }
+        }
+    }
+
+    private static func realPath(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw Failure("\(path): \(String(cString: strerror(errno)))") }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Makes `path` and its parents as folders (in the new root: no link is followed there).
+    private static func makeFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw Failure("cannot make \(path): \(error.localizedDescription)")
+        }
+    }
+
+    private static func makeFile(_ path: String) throws {
+        try makeFolder((path as NSString).deletingLastPathComponent)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw Failure("cannot make \(path)") }
+    }
+
+    private static func check(_ result: Int32, _ what: String) throws {
+        guard result == 0 else { throw Failure("\(what): \(String(cString: strerror(errno)))") }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
