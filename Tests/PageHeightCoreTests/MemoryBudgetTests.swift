@@ -39,6 +39,25 @@ import Testing
         #expect(budget.decide([MemoryBudget.Process(pid: 1, bytes: 2000 * megabyte, isWebProcess: false)]) == .within)
     }
 
+    /// When WebKit's network process holds more than any web process (what pages stored), or more
+    /// than a process's limit, the page whose data it is must be found: the verdict says so, with
+    /// the largest web process's stop as the fallback when the tree is over.
+    @Test func aFullNetworkProcessIsSearchedForThePagesData() {
+        let budget = MemoryBudget(bytes: 1000 * megabyte, jobs: 2)
+        let tree = [MemoryBudget.Process(pid: 1, bytes: 100 * megabyte, isWebProcess: false),
+                    MemoryBudget.Process(pid: 2, bytes: 150 * megabyte, isWebProcess: true),
+                    MemoryBudget.Process(pid: 3, bytes: 60 * megabyte, isWebProcess: true),
+                    MemoryBudget.Process(pid: 4, bytes: 700 * megabyte, isWebProcess: false, isNetworkProcess: true)]
+        #expect(budget.decide(tree) == .findStoredData(treeBytes: 1010 * megabyte, networkBytes: 700 * megabyte,
+                                                       fallback: .stop(pid: 2, treeBytes: 1010 * megabyte, processBytes: 150 * megabyte)))
+        // Within the budget, a network process below a process's limit is left alone.
+        #expect(budget.decide(Array(tree.dropFirst())) == .within)
+        let huge = MemoryBudget(bytes: 8000 * megabyte, jobs: 2)
+        let past = [MemoryBudget.Process(pid: 4, bytes: 2100 * megabyte, isWebProcess: false, isNetworkProcess: true)]
+        #expect(huge.decide(past) == .findStoredData(treeBytes: 2100 * megabyte, networkBytes: 2100 * megabyte, fallback: nil))
+        #expect(huge.storedDataMessage(treeBytes: 2100 * megabyte, networkBytes: 2100 * megabyte).contains("filled WebKit's network process (2100 MB"))
+    }
+
     @Test func theMessageNamesTheBudget() {
         let derived = MemoryBudget(bytes: 4608 * megabyte, jobs: 4)
         #expect(derived.message(treeBytes: 4700 * megabyte, processBytes: 2000 * megabyte)

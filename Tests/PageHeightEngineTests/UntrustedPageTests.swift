@@ -221,4 +221,36 @@ extension UntrustedPageTests {
             #expect(found == [expected[name] ?? -1], "\(name): \(found)")
         }
     }
+
+    /// stores-gigabytes.html (served over loopback: IndexedDB and the Cache API need an http
+    /// origin) beside pages whose web processes are larger than its own, budget 900 MB: what it
+    /// stores grows WebKit's network process, and the watchdog, finding the network process the
+    /// largest, stops the page whose data store holds that data, and forgets it. Before, it stopped
+    /// the largest web process: an innocent `holds-memory.html` was `crashed`.
+    @Test func thePageWhoseStoredDataFillsTheNetworkProcessIsTheOneStopped() throws {
+        let server = try FixtureServer(root: FixtureCase.pagesDirectory)
+        defer { server.stop() }
+        let pages = FixtureCase.pagesDirectory
+        let storer = server.url(for: "hostile/stores-gigabytes.html").absoluteString
+        let entries = [storer] + ["holds-memory.html", "static.html", "holds-memory.html"].map { pages.appendingPathComponent($0).path }
+        let (directory, list, out) = try HardeningTests.batchFiles("stored-data", pages: entries)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try PageHeightBinary.run(["batch", "--clock", "real", "--timeout", "20", "--jobs", "2", "--no-progress",
+                                            "--allow-host", "127.0.0.1:\(server.port)", "--out", out, list],
+                                           environment: ["PAGEHEIGHT_MEMORY_BUDGET_MB": "900"], within: 120)
+        let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(lines.count == entries.count, "\(run.stderr.suffix(300))")
+        for line in lines {
+            guard let report = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let url = report["url"] as? String else { continue }
+            if url == storer {
+                let message = report["message"] as? String ?? ""
+                #expect(report["status"] as? String == "crashed" && message.contains("what the page stored (IndexedDB, the Cache API) "
+                    + "filled WebKit's network process"), "\(message)")
+            } else {
+                let expected = url.hasSuffix("static.html") ? 1234.0 : 600
+                #expect(report["status"] as? String == "ok" && report["height"] as? Double == expected, "\(url): \(report["message"] ?? "")")
+            }
+        }
+    }
 }

@@ -46,9 +46,12 @@ public struct MemoryBudget: Sendable, Equatable {
         public var bytes: Int
         /// A web process (one page's), which may be stopped; the others may not.
         public var isWebProcess: Bool
+        /// WebKit's network process, which holds what pages store (IndexedDB, the Cache API) in
+        /// memory: a page's data there is found and forgotten, not its process stopped.
+        public var isNetworkProcess: Bool
 
-        public init(pid: Int32, bytes: Int, isWebProcess: Bool) {
-            (self.pid, self.bytes, self.isWebProcess) = (pid, bytes, isWebProcess)
+        public init(pid: Int32, bytes: Int, isWebProcess: Bool, isNetworkProcess: Bool = false) {
+            (self.pid, self.bytes, self.isWebProcess, self.isNetworkProcess) = (pid, bytes, isWebProcess, isNetworkProcess)
         }
     }
 
@@ -57,6 +60,11 @@ public struct MemoryBudget: Sendable, Equatable {
         case within
         /// Stop this web process: the tree held `treeBytes`, the process `processBytes`.
         case stop(pid: Int32, treeBytes: Int, processBytes: Int)
+        /// The network process holds the most (`networkBytes`, more than any web process), or
+        /// more than one web process may: find the page whose stored data it is, stop that page's
+        /// web process and forget its data. Where no page holds such data, `fallback` is the
+        /// largest web process's stop, if the tree is over the budget.
+        indirect case findStoredData(treeBytes: Int, networkBytes: Int, fallback: Verdict?)
     }
 
     /// Within the budget, or the largest web process to stop. `stopping`: processes already
@@ -65,10 +73,20 @@ public struct MemoryBudget: Sendable, Equatable {
     public func decide(_ tree: [Process], stopping: Set<Int32> = []) -> Verdict {
         let live = tree.filter { !stopping.contains($0.pid) }
         let total = live.reduce(0) { $0 + $1.bytes }
-        guard total > bytes,
-              let largest = live.filter(\.isWebProcess).max(by: { ($0.bytes, $1.pid) < ($1.bytes, $0.pid) })
-        else { return .within }
-        return .stop(pid: largest.pid, treeBytes: total, processBytes: largest.bytes)
+        let largest = live.filter(\.isWebProcess).max(by: { ($0.bytes, $1.pid) < ($1.bytes, $0.pid) })
+        let stop = largest.flatMap { total > bytes ? Verdict.stop(pid: $0.pid, treeBytes: total, processBytes: $0.bytes) : nil }
+        if let network = live.filter(\.isNetworkProcess).max(by: { $0.bytes < $1.bytes }),
+           network.bytes > Self.processLimit || (total > bytes && network.bytes > largest?.bytes ?? 0) {
+            return .findStoredData(treeBytes: total, networkBytes: network.bytes, fallback: stop)
+        }
+        return stop ?? .within
+    }
+
+    /// The `crashed` result's message for a page whose stored data filled the network process.
+    public func storedDataMessage(treeBytes: Int, networkBytes: Int) -> String {
+        "the web process was stopped by pageheight: what the page stored (IndexedDB, the Cache API) filled WebKit's "
+            + "network process (\(Self.text(networkBytes)); the process tree \(Self.text(treeBytes)), its budget "
+            + "\(Self.text(bytes)), a process's limit \(Self.text(Self.processLimit)))"
     }
 
     /// The `crashed` result's message for a page whose web process was stopped for the budget.

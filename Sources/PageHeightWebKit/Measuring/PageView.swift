@@ -730,6 +730,9 @@ final class PageView {
         }
     }
 
+    /// The view's own data store (ephemeral: held in memory by WebKit's network process).
+    var websiteDataManager: UnsafeMutablePointer<WebKitWebsiteDataManager> { webkit_web_view_get_website_data_manager(view) }
+
     /// Forgets what pages stored in this view's own data store (cookies, local and session
     /// storage, databases, service workers), so that the next page starts as the first did.
     /// False if WebKit could not: then the view must not be reused.

@@ -64,6 +64,12 @@ final class ViewPool {
     /// the filter), else one of those being made ready, when the key has its spares already;
     /// else a new view. `fresh`: always a new view.
     func checkout(_ options: MeasureOptions, boundary: Boundary?, fresh: Bool = false) async -> PageView {
+        let view = await take(options, boundary: boundary, fresh: fresh)
+        StoredDataWatch.started(view)
+        return view
+    }
+
+    private func take(_ options: MeasureOptions, boundary: Boundary?, fresh: Bool) async -> PageView {
         let key = Self.key(options)
         measuring += 1
         shelves[key, default: Shelf()].measuring += 1
@@ -112,6 +118,7 @@ final class ViewPool {
     /// Returns a view after a page, at once. A view that can be reused is made ready for the
     /// next page in the background (`ready`), else closed.
     func checkin(_ view: PageView, options: MeasureOptions) {
+        StoredDataWatch.ended(view)
         let key = Self.key(options)
         verdictReached(view, options: options) // counts the page out, unless its verdict already did
         view.finishing = false

@@ -70,18 +70,48 @@ final class MemoryWatchdog: @unchecked Sendable {
             guard let bytes = WebProcesses.privateMemory(pid) else { continue }
             let web = name.hasPrefix("WebKitWebProces")
             if web, bytes > Self.limitBytes { stop(pid, .processLimit) }
-            processes.append(MemoryBudget.Process(pid: pid, bytes: bytes, isWebProcess: web))
+            processes.append(MemoryBudget.Process(pid: pid, bytes: bytes, isWebProcess: web,
+                                                  isNetworkProcess: name.hasPrefix("WebKitNetworkPr")))
         }
         let budget = self.budget
         lock.lock()
         let stopping = Set(killed.keys.filter { WebProcesses.isRunning($0) })
+        let searching = searchingStoredData || Date() < storedDataQuietUntil
         lock.unlock()
-        if case .stop(let pid, let tree, let largest) = budget.decide(processes, stopping: stopping) {
+        switch budget.decide(processes, stopping: stopping) {
+        case .within: break
+        case .stop(let pid, let tree, let largest):
             stop(pid, .budget(message: budget.message(treeBytes: tree, processBytes: largest)))
+        case .findStoredData(let tree, let network, let fallback):
+            guard !searching else { break }
+            lock.lock()
+            searchingStoredData = true
+            lock.unlock()
+            let message = budget.storedDataMessage(treeBytes: tree, networkBytes: network)
+            Task { @GLibActor in
+                let found = await StoredDataWatch.stopTheHolder(message: message)
+                if !found, case .stop(let pid, let tree, let largest)? = fallback {
+                    self.stop(pid, .budget(message: budget.message(treeBytes: tree, processBytes: largest)))
+                }
+                self.searchDone(found: found)
+            }
         }
     }
 
-    private func stop(_ pid: Int32, _ why: Kill) {
+    private func searchDone(found: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        searchingStoredData = false
+        // The network process gives the forgotten data back within a moment: one search at a time.
+        storedDataQuietUntil = Date().addingTimeInterval(found ? 1 : 0.25)
+    }
+
+    /// Guarded by `lock`: a search for the page whose stored data fills the network process is
+    /// under way, or was just done.
+    private var searchingStoredData = false
+    private var storedDataQuietUntil = Date.distantPast
+
+    func stop(_ pid: Int32, _ why: Kill) {
         lock.lock()
         defer { lock.unlock() }
         guard killed[pid] == nil || !WebProcesses.isRunning(pid) else { return } // killed, not yet gone
