@@ -39,9 +39,11 @@ public final class BatchRunner: Sendable {
     /// Measures `entries` (skipping none: pass only what is left to do): `started` as each page
     /// begins, `measured` with its report (its `index` set) once it is done; returns when all are.
     /// `alone`: one page at a time, the next only once the one before is reported.
-    public func run(_ entries: [PageList.Entry], alone: Bool = false, started: @escaping @Sendable (PageList.Entry) -> Void,
+    /// `stopStarting`: asked before each page; once true, the pages after it are left unmeasured.
+    public func run(_ entries: [PageList.Entry], alone: Bool = false, stopStarting: @escaping @Sendable () -> Bool = { false },
+                    started: @escaping @Sendable (PageList.Entry) -> Void,
                     measured: @escaping @Sendable (PageList.Entry, PageReport) async -> Void) async {
-        await MeasuringJobs.run(entries, jobs: alone ? 1 : jobs) { [self] entry, upcoming, verdictReached in
+        await MeasuringJobs.run(entries, jobs: alone ? 1 : jobs, stopStarting: stopStarting) { [self] entry, upcoming, verdictReached in
             started(entry)
             let report = await measure(entry, upcoming: upcoming, verdictReached: alone ? nil : verdictReached)
             await measured(entry, report)

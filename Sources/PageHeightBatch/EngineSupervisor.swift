@@ -66,6 +66,7 @@ public final class EngineSupervisor: Sendable {
             var inFlight: [Int: Date] = [:]
             var reported: Set<Int> = []
             var fatal: String?
+            var renewing = false
             var termination = EngineProcess.Termination.exited(70)
             for await event in process.events {
                 switch event {
@@ -80,6 +81,8 @@ public final class EngineSupervisor: Sendable {
                         await measured(result)
                     case .fatal(let message)?:
                         fatal = message
+                    case .renewing?:
+                        renewing = true
                     case nil:
                         continue
                     }
@@ -97,7 +100,7 @@ public final class EngineSupervisor: Sendable {
                     return .stopped(code: 70, fatal: fatal)
                 }
                 let left = work.pages.filter { !reported.contains($0.index) }.count
-                if left == 0 { continue } // the next part of the work, if any
+                if left == 0 || (renewing && !reported.isEmpty) { continue } // the next part of the work; the rest, in a new process
                 FileHandle.standardError.write(Data("Error: the engine's process ended with \(left) pages not measured\n".utf8))
                 return .stopped(code: 70, fatal: nil)
             }

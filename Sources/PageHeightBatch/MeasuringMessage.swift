@@ -14,6 +14,9 @@ public enum MeasuringMessage: Codable, Sendable, Equatable {
     /// The engine cannot go on (its display went away): the process ends next, and the
     /// supervisor says this, with what was written, and stops.
     case fatal(String)
+    /// The process measures no more pages (its own memory grew past `EngineProcess.renewalMemory`):
+    /// it ends once the pages it started are measured, and the supervisor starts another for the rest.
+    case renewing
 
     /// A measured page: what the command writes for it, and what its summary counts.
     public struct Measured: Codable, Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PageHeightBatch
 import PageHeightCore
 import PageHeightRegression
@@ -51,7 +52,16 @@ func runAsEngineProcess() async -> Int32 {
             guard case .entry(let entry) = page else { preconditionFailure("a batch's work is list entries") }
             return entry
         }
-        await runner.run(entries, alone: work.alone, started: { entry in
+        // Past its memory mark, the process starts no more pages (after its first, so that each
+        // process measures one at least) and the supervisor starts another for the rest.
+        let renewing = Atomic(false), begun = Atomic(0)
+        await runner.run(entries, alone: work.alone, stopStarting: {
+            if renewing.load(ordering: .relaxed) { return true }
+            guard begun.add(1, ordering: .relaxed).oldValue > 0, EngineProcess.isDueForRenewal else { return false }
+            renewing.store(true, ordering: .relaxed)
+            pipe.send(.renewing)
+            return true
+        }, started: { entry in
             pipe.send(.started(index: entry.index))
             TestCrash.ifAskedFor(entry.page)
         }, measured: { entry, report in

@@ -129,4 +129,24 @@ struct EngineCrashTests {
         let stderr = try String(contentsOf: errors, encoding: .utf8)
         #expect(stderr.contains("interrupted: ") && stderr.contains("0 results were written"), "\(stderr)")
     }
+
+    /// An engine process whose own memory grows past its renewal mark (here 1 MB, so each one
+    /// passes it at once) starts no more pages and ends once the pages it started are measured;
+    /// the supervisor hands the rest to a new one. Every page of the batch is measured, once, as
+    /// it is in one process; before, the supervisor stopped with "pages not measured".
+    @Test func anEngineProcessPastItsMemoryMarkHandsTheRestToANewOne() throws {
+        let work = try directory("renewal")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let names = ["static.html", "absolute.html", "static.html", "grow-2.5.html", "static.html"]
+        let list = work.appendingPathComponent("list.txt").path
+        try names.map { pages.appendingPathComponent($0).path }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let out = work.appendingPathComponent("out.jsonl").path
+        let run = try PageHeightBinary.run(["batch", "--jobs", "2", "--no-progress", "--out", out, list],
+                                           environment: ["PAGEHEIGHT_ENGINE_RENEWAL_MB": "1"], within: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let found = try reports(out)
+        let expected = [1234.0, 500, 1234, 1300, 1234]
+        #expect(found.count == names.count && (0..<names.count).allSatisfy { found[$0]?["height"] as? Double == expected[$0] },
+                "\(found.mapValues { $0["height"] ?? "none" })")
+    }
 }

@@ -11,9 +11,10 @@ public enum MeasuringJobs {
     /// to make ready for them), so that a view can be made ready for it meanwhile
     /// (`PageHeightEngine.measure(upcoming:)`), and `verdictReached`, which frees the item's job
     /// for the next item (pass it to `PageHeightEngine.measure`; the job is freed when `work`
-    /// returns in any case). Returns when every call has returned.
+    /// returns in any case). Returns when every call has returned. `stopStarting`, asked before
+    /// each item once it has a job, ends the run early: the items after it are not started.
     public static func run<Item: Sendable>(
-        _ items: [Item], jobs: Int,
+        _ items: [Item], jobs: Int, stopStarting: @escaping @Sendable () -> Bool = { false },
         _ work: @escaping @Sendable (Item, _ upcoming: Item?, _ verdictReached: @escaping @Sendable () -> Void) async -> Void
     ) async {
         let jobs = max(1, jobs)
@@ -22,6 +23,10 @@ public enum MeasuringJobs {
         await withTaskGroup(of: Void.self) { group in
             for (index, item) in items.enumerated() {
                 await slots.take()
+                if stopStarting() {
+                    slots.give()
+                    break
+                }
                 let upcoming = index + 1 >= jobs && index + 1 < items.count ? items[index + 1] : nil
                 let slot = Slot(slots)
                 group.addTask {

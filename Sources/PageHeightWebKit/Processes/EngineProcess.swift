@@ -20,6 +20,23 @@ public final class EngineProcess: Sendable {
     /// The descriptor an engine process writes its messages on.
     public static let messageDescriptor: Int32 = 3
 
+    /// The private memory past which an engine process starts no more pages and hands the rest
+    /// to a new one. What WebKit's UI side keeps of a page (its session history's state objects,
+    /// the messages that carried them) is not all given back when the page is done: pages that
+    /// flood `history.pushState` with large states grew one process by about 70 MB each, and the
+    /// process counts in the whole tree's memory budget, where it would have cost its
+    /// neighbours' web processes.
+    /// `PAGEHEIGHT_ENGINE_RENEWAL_MB` sets it (tests, machines shared with other work).
+    public static let renewalMemory: Int = {
+        if let text = ProcessInfo.processInfo.environment["PAGEHEIGHT_ENGINE_RENEWAL_MB"], let megabytes = Int(text), megabytes > 0 {
+            return megabytes << 20
+        }
+        return 1 << 30
+    }()
+
+    /// Whether this process has grown past `renewalMemory`.
+    public static var isDueForRenewal: Bool { (WebProcesses.privateMemory(getpid()) ?? 0) > renewalMemory }
+
     /// How an engine process ended.
     public enum Termination: Sendable, Equatable {
         case exited(Int32)
