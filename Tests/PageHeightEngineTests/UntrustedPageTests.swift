@@ -253,4 +253,33 @@ extension UntrustedPageTests {
             }
         }
     }
+
+    /// A click on a link to `https://127.0.0.1:PORT/` under `--offline`: the navigation is
+    /// stopped, and no connection reaches the port either. Before, WebKit preconnected on the click
+    /// (a TCP connection and a TLS ClientHello to the loopback port, around the content filter).
+    @Test func aClickedLinkOpensNoConnection() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        #expect(bound && listen(listener, 16) == 0)
+        let port = UInt16(bigEndian: address.sin_port)
+        let directory = try HostilePageTests.temporaryDirectory("preconnect")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let page = directory.appendingPathComponent("index.html")
+        try "<!doctype html><body style=\"margin:0\"><div style=\"height:300px\"><a id=\"a\" href=\"https://127.0.0.1:\(port)/x\">go</a></div>"
+            .write(to: page, atomically: true, encoding: .utf8)
+        let run = try PageHeightBinary.run(["--offline", "--then", "click=#a", page.path], within: 60)
+        #expect(run.stdout.hasPrefix("300 px") && run.stdout.contains("tried to navigate"), "\(run.stdout)\(run.stderr)")
+        _ = fcntl(listener, F_SETFL, O_NONBLOCK)
+        let connection = accept(listener, nil, nil)
+        if connection >= 0 { close(connection) }
+        #expect(connection < 0, "a connection reached the loopback port")
+    }
 }

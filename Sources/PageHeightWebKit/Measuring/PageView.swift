@@ -214,6 +214,10 @@ final class PageView {
         // browser that skips the transition does (the update runs, nothing is animated).
         EngineFeature.disable("ViewTransitions", in: settings)
         EngineFeature.disable("CrossDocumentViewTransitions", in: settings)
+        // No preconnection: WebKit opened a connection for a clicked link (a TLS ClientHello to a
+        // loopback port under `--offline`) and for `<link rel=preconnect>`, from the network
+        // process, around the content filters, which judge requests only.
+        EngineFeature.disable("LinkPreconnect", in: settings)
     }
 
     /// The hooks (every frame), the probe (the top frame, in its own world) and, offline, the
