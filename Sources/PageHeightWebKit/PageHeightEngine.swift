@@ -258,7 +258,7 @@ public final class PageHeightEngine: @unchecked Sendable {
                 // What the user names is theirs to reach: the hosts they allow, the page's own.
                 let gate = try ConnectionGate.shared()
                 for host in options.allowedHosts ?? [] { gate.allow(host) }
-                if case .url(let text) = page, let host = URLComponents(string: text)?.host { gate.allow(host) }
+                if case .url(let text) = page, let host = URLComponents(string: text)?.host { await gate.pin(host) }
             }
         } catch {
             let session = MeasurementSession(options: options)

@@ -59,6 +59,26 @@ import Testing
         #expect(rule.verdict(host: "router.example.", port: 1, addresses: [loopback]) == .connect([loopback]))
     }
 
+    /// A page's own host is allowed at the addresses it had when the page was loaded, not at any
+    /// address: a name that resolves to a private or loopback address afterwards (DNS rebinding)
+    /// is refused, public addresses still pass, and a page served from a private address reaches it.
+    @Test func aPagesHostIsPinnedToTheAddressesItHadWhenItsPageWasLoaded() throws {
+        let public1 = try #require(NetworkAddress("93.184.215.14")), loopback = try #require(NetworkAddress("127.0.0.1"))
+        let intranet = try #require(NetworkAddress("10.1.2.3")), other = try #require(NetworkAddress("10.9.9.9"))
+        var rule = DestinationRule()
+        rule.pin("Evil.Example", to: [public1])
+        #expect(rule.verdict(host: "evil.example", port: 80, addresses: [public1]) == .connect([public1]))
+        guard case .refuse(let reason) = rule.verdict(host: "evil.example", port: 80, addresses: [loopback]) else {
+            Issue.record("a page's host that now resolves to loopback must be refused")
+            return
+        }
+        #expect(reason.contains("not the address its page was loaded from"), "\(reason)")
+        rule.pin("wiki.internal", to: [intranet])
+        #expect(rule.verdict(host: "wiki.internal", port: 8080, addresses: [intranet]) == .connect([intranet]))
+        #expect(rule.verdict(host: "wiki.internal", port: 8080, addresses: [other]) != .connect([other]))
+        #expect(rule.verdict(host: "wiki.internal.", port: 1, addresses: [intranet, public1]) == .connect([intranet, public1]))
+    }
+
     /// The content filter's rules catch loopback and private URLs with user information, and
     /// `localhost` with a trailing dot or as a parent domain, as WebKit canonicalises them.
     @Test func theFilterCatchesUserInformationAndEveryLocalhost() throws {

@@ -7,12 +7,17 @@ import Foundation
 /// A connection may go to public addresses only. Loopback, private, link-local, unspecified and
 /// multicast addresses, and this machine's own, are refused, however the name or literal reached
 /// them (a public name that resolves to a private address, `[::ffff:127.0.0.1]`, `localhost.`),
-/// unless the host as the page wrote it is allowed: the user's `--allow-host`, or the host of a
-/// page the user asked to measure. A name with any address it may not reach is refused whole, and
-/// the gate connects to the addresses it checked, never resolving again. Pure.
+/// unless the host as the page wrote it is allowed: the user's `--allow-host` (at any address), or
+/// the host of a page the user asked to measure, at the addresses it had when that page was loaded
+/// (`pin`): a name that resolves elsewhere later (DNS rebinding: a public name turned into
+/// `127.0.0.1` once its page is loaded) reaches only the public network. A name with any address it
+/// may not reach is refused whole, and the gate connects to the addresses it checked, never
+/// resolving again. Pure.
 package struct DestinationRule: Sendable {
     /// Hosts (lower case, without brackets or a trailing dot), each with a port or for every port.
     private var allowed: Set<String> = []
+    /// Pages' hosts, each with the addresses it had when a page of it was loaded.
+    private var pinned: [String: Set<NetworkAddress>] = [:]
     /// This machine's own addresses.
     package var ownAddresses: Set<NetworkAddress>
 
@@ -26,6 +31,12 @@ package struct DestinationRule: Sendable {
         allowed.insert(Self.normalized(name) + (port.map { ":" + $0 } ?? ""))
     }
 
+    /// Allows `host`, the host of a page the user asked to measure, at `addresses` (what it
+    /// resolved to as its page was loaded), besides the public network.
+    package mutating func pin(_ host: String, to addresses: [NetworkAddress]) {
+        pinned[Self.normalized(host), default: []].formUnion(addresses)
+    }
+
     package enum Verdict: Equatable, Sendable {
         case connect([NetworkAddress])
         case refuse(String)
@@ -37,8 +48,13 @@ package struct DestinationRule: Sendable {
         let name = Self.normalized(host)
         guard !addresses.isEmpty else { return .refuse("\(name) has no address") }
         if allowed.contains(name) || allowed.contains("\(name):\(port)") { return .connect(addresses) }
-        for address in addresses {
+        let pins = pinned[name] ?? []
+        for address in addresses where !pins.contains(address) {
             let scope = address.scope
+            if scope != .publicNetwork, !pins.isEmpty {
+                return .refuse("\(name) is \(address.canonical) (\(scope.rawValue)) now, not the address its page was loaded from; "
+                    + "a page may reach only the public network")
+            }
             if scope != .publicNetwork {
                 return .refuse("\(name) is \(address.canonical) (\(scope.rawValue)); a page may reach only the public network")
             }

@@ -68,6 +68,13 @@ final class ConnectionGate: Sendable {
         rule.withLock { $0.allow(host) }
     }
 
+    /// Lets pages connect to `host`, a page's own, at the addresses it resolves to now (resolved
+    /// off the caller's thread), besides the public network.
+    func pin(_ host: String) async {
+        let addresses = await Task.detached { Self.resolve(host) }.value
+        rule.withLock { $0.pin(host, to: addresses) }
+    }
+
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
