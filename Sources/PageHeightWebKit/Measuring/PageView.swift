@@ -185,7 +185,10 @@ final class PageView {
         FamilySettings.apply(DeviceFonts.of(options.deviceProfile.name), to: settings)
         webkit_settings_set_default_charset(settings, "UTF-8")
         webkit_settings_set_enable_page_cache(settings, 0)
-        webkit_settings_set_allow_file_access_from_file_urls(settings, 0)
+        // Under a touch profile, a file page's own sheets (linked, imported) are its origin's, so
+        // that the hooks can rewrite their hover and pointer queries; its scripts may then read its
+        // folder's files too, and the content filters and the file jail keep them there.
+        webkit_settings_set_allow_file_access_from_file_urls(settings, options.deviceProfile.touch ? 1 : 0)
         webkit_settings_set_allow_universal_access_from_file_urls(settings, 0)
         webkit_settings_set_javascript_can_open_windows_automatically(settings, 0)
         webkit_settings_set_enable_smooth_scrolling(settings, 0)
