@@ -373,7 +373,7 @@ final class EnginePools {
         // Before the context's first web process (its first view's first load).
         WebProcessSandbox.apply(sandbox, to: context, exposing: sandboxPaths)
         // Nothing a page does may write a file: every download is cancelled as it starts.
-        ph_web_context_refuse_downloads(context)
+        ph_web_context_refuse_downloads(context, RequestLedger.downloadRefused)
         if options.offline {
             let port = try refusingPort ?? RefusingPort()
             refusingPort = port
