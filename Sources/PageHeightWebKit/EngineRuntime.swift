@@ -78,30 +78,7 @@ final class EngineRuntime: Sendable {
         setenv("GDK_SCALE", "\(scale)", 1)
         let resolvedFonts = try FontConfiguration.resolve(fonts, families: families)
         fontSet = resolvedFonts.set
-        setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
-        setenv("NO_AT_BRIDGE", "1", 1)
-        setenv("GSETTINGS_BACKEND", "memory", 1)
-        // GStreamer, which WebKit asks which media types it can show, writes its plugin registry
-        // under the user's cache (`~/.cache/gstreamer-1.0`): a page with a media type made
-        // pageheight write into $HOME. Its registry lives in our private directory instead.
-        if let directory = try? PrivateDirectory.webProcessFiles() {
-            setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0)
-        }
-        // GDK paints the off-screen windows into image surfaces in this process, not into X
-        // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
-        // Xvfb.
-        setenv("GDK_RENDERING", "image", 0)
-        // Web processes (started later, with this environment) collect JavaScript garbage after
-        // every 8 MB allocated, however large the heap, where JavaScriptCore's own budget is
-        // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
-        // again without end (`readability/ehow-2`, `Pages/error-loop.html`) otherwise piles up
-        // garbage many times its live heap between collections. A live heap above the budget is
-        // legal (`Pages/large-heap.html`); a script that builds a million objects at once runs a
-        // little longer.
-        setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
-        // GLib and WebKit start a score of threads; one malloc arena each would keep memory
-        // that another thread freed out of reach. Two arenas serve this process.
-        mallopt(M_ARENA_MAX, 2)
+        Self.setProcessEnvironment()
         nonisolated(unsafe) var found = SandboxState.off
         nonisolated(unsafe) var exposed: [String] = []
         thread = try GLibThread {
@@ -154,5 +131,35 @@ final class EngineRuntime: Sendable {
         }
         sandbox = found
         self.exposed = exposed
+    }
+
+    /// The environment this process and the processes it starts (web, network) run with: no
+    /// accessibility bus, no settings daemon, GStreamer's registry and GDK's drawing kept to
+    /// ourselves, the web processes' garbage budget; and two malloc arenas.
+    private static func setProcessEnvironment() {
+        setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
+        setenv("NO_AT_BRIDGE", "1", 1)
+        setenv("GSETTINGS_BACKEND", "memory", 1)
+        // GStreamer, which WebKit asks which media types it can show, writes its plugin registry
+        // under the user's cache (`~/.cache/gstreamer-1.0`): a page with a media type made
+        // pageheight write into $HOME. Its registry lives in our private directory instead.
+        if let directory = try? PrivateDirectory.webProcessFiles() {
+            setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0)
+        }
+        // GDK paints the off-screen windows into image surfaces in this process, not into X
+        // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
+        // Xvfb.
+        setenv("GDK_RENDERING", "image", 0)
+        // Web processes (started later, with this environment) collect JavaScript garbage after
+        // every 8 MB allocated, however large the heap, where JavaScriptCore's own budget is
+        // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
+        // again without end (`readability/ehow-2`, `Pages/error-loop.html`) otherwise piles up
+        // garbage many times its live heap between collections. A live heap above the budget is
+        // legal (`Pages/large-heap.html`); a script that builds a million objects at once runs a
+        // little longer.
+        setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
+        // GLib and WebKit start a score of threads; one malloc arena each would keep memory
+        // that another thread freed out of reach. Two arenas serve this process.
+        mallopt(M_ARENA_MAX, 2)
     }
 }
