@@ -1,6 +1,9 @@
 // The hooks (see ProbeScript.swift): run at document start in the page's own world, in every
 // frame, as the body of a function whose prologue defines STATE_EVENT, CLOCK_EVENT,
-// VIRTUAL_CLOCK and DEVICE.
+// VIRTUAL_CLOCK and DEVICE. They tell the probe what the page has outstanding (timers, requests,
+// frames), and on the virtual clock they own the page's time: a reader app's rules take seconds
+// of page time, which the virtual clock lets pass at the speed of layout instead of waiting for
+// them (why and how: "the virtual clock", below).
 //
 // --- what the page can change ----------------------------------------------------------------
 // The hooks share the page's world: every global, prototype and method they call after document
