@@ -66,12 +66,12 @@ let package = Package(
         .testTarget(name: "PageHeightServeTests", dependencies: ["PageHeightServe", "PageHeightCore", "PageHeightWebKit", "PageHeightTestSupport"],
                     swiftSettings: swift6),
         .testTarget(
-            name: "PageHeightEngineTests",
+            name: "PageHeightWebKitTests",
             dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "pageheight", "PageHeightTestSupport"],
             swiftSettings: swift6
         ),
         .testTarget(
-            name: "PageHeightCLITests",
+            name: "pageheightTests",
             dependencies: ["pageheight", "PageHeightCore", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning",
                            "PageHeightWebKit", "PageHeightTestSupport"],
             swiftSettings: swift6

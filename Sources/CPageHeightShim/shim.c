@@ -89,6 +89,33 @@ gulong ph_connect_process_terminated(WebKitWebView *view, ph_process_terminated_
     return g_signal_connect_data(view, "web-process-terminated", G_CALLBACK(fn), data, destroy, 0);
 }
 
+gulong ph_connect_script_dialog(WebKitWebView *view, ph_script_dialog_fn fn, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(view, "script-dialog", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_create(WebKitWebView *view, ph_create_fn fn, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(view, "create", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_print(WebKitWebView *view, ph_print_fn fn, gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(view, "print", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_resource_load_started(WebKitWebView *view, ph_resource_started_fn fn, gpointer data,
+                                        GClosureNotify destroy) {
+    return g_signal_connect_data(view, "resource-load-started", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_resource_finished(WebKitWebResource *resource, ph_resource_finished_fn fn, gpointer data,
+                                    GClosureNotify destroy) {
+    return g_signal_connect_data(resource, "finished", G_CALLBACK(fn), data, destroy, 0);
+}
+
+gulong ph_connect_resource_failed(WebKitWebResource *resource, ph_resource_failed_fn fn, gpointer data,
+                                  GClosureNotify destroy) {
+    return g_signal_connect_data(resource, "failed", G_CALLBACK(fn), data, destroy, 0);
+}
+
 gulong ph_connect_script_message(WebKitUserContentManager *manager, const char *name, ph_script_message_fn fn,
                                   gpointer data, GClosureNotify destroy) {
     gchar *signal = g_strconcat("script-message-received::", name, NULL);
@@ -109,38 +136,6 @@ gulong ph_connect_server_message_finished(SoupServerMessage *msg, ph_server_mess
 gulong ph_connect_server_message_got_chunk(SoupServerMessage *msg, ph_server_chunk_fn fn, gpointer data,
                                            GClosureNotify destroy) {
     return g_signal_connect_data(msg, "got-chunk", G_CALLBACK(fn), data, destroy, 0);
-}
-
-static gboolean dismiss_dialog(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data) {
-    (void)view; (void)data;
-    switch (webkit_script_dialog_get_dialog_type(dialog)) {
-    case WEBKIT_SCRIPT_DIALOG_CONFIRM:
-        webkit_script_dialog_confirm_set_confirmed(dialog, FALSE);
-        break;
-    case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM:
-        // "Leave": staying would cancel every later load in this view.
-        webkit_script_dialog_confirm_set_confirmed(dialog, TRUE);
-        break;
-    default:
-        break; // alert: nothing to answer; prompt: no text is a cancel
-    }
-    return TRUE; // handled here, synchronously: no GTK dialog is shown
-}
-
-static GtkWidget *refuse_popup(WebKitWebView *view, WebKitNavigationAction *action, gpointer data) {
-    (void)view; (void)action; (void)data;
-    return NULL;
-}
-
-static gboolean refuse_print(WebKitWebView *view, WebKitPrintOperation *operation, gpointer data) {
-    (void)view; (void)operation; (void)data;
-    return TRUE; // handled: GTK's print dialog is never shown, and window.print() returns at once
-}
-
-void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view) {
-    g_signal_connect(view, "script-dialog", G_CALLBACK(dismiss_dialog), NULL);
-    g_signal_connect(view, "create", G_CALLBACK(refuse_popup), NULL);
-    g_signal_connect(view, "print", G_CALLBACK(refuse_print), NULL);
 }
 
 typedef struct {
@@ -253,14 +248,8 @@ static void website_data_cleared(GObject *source, GAsyncResult *result, gpointer
     pending_free(pending);
 }
 
-void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data) {
-    // What pages store, not the engine's caches: clearing the memory cache of a live web
-    // process is not needed for that, and the next page's resources are loaded afresh anyway.
-    WebKitWebsiteDataTypes stored = WEBKIT_WEBSITE_DATA_COOKIES | WEBKIT_WEBSITE_DATA_LOCAL_STORAGE |
-                                    WEBKIT_WEBSITE_DATA_SESSION_STORAGE | WEBKIT_WEBSITE_DATA_INDEXEDDB_DATABASES |
-                                    WEBKIT_WEBSITE_DATA_WEBSQL_DATABASES | WEBKIT_WEBSITE_DATA_OFFLINE_APPLICATION_CACHE |
-                                    WEBKIT_WEBSITE_DATA_SERVICE_WORKER_REGISTRATIONS | WEBKIT_WEBSITE_DATA_DOM_CACHE;
-    webkit_website_data_manager_clear(webkit_web_view_get_website_data_manager(view), stored, 0, NULL,
+void ph_web_view_clear_website_data(WebKitWebView *view, WebKitWebsiteDataTypes types, ph_done_fn fn, gpointer data) {
+    webkit_website_data_manager_clear(webkit_web_view_get_website_data_manager(view), types, 0, NULL,
                                       website_data_cleared, pending_new((gpointer)fn, data, NULL));
 }
 
@@ -522,60 +511,6 @@ int ph_narrow_capability_bound(unsigned long long keep) {
     return 0;
 }
 
-static const char *const in_flight_key = "ph-requests-in-flight";
-// Which page a request belongs to: the view's page number when it started (on the resource),
-// against the view's page number now (on the view). A request of an earlier page that ends late,
-// or never (its web process was terminated), does not count for the page after it.
-static const char *const page_key = "ph-requests-page";
-
-static gboolean of_current_page(WebKitWebResource *resource, gpointer view) {
-    return g_object_get_data(G_OBJECT(resource), page_key) == g_object_get_data(G_OBJECT(view), page_key);
-}
-
-static void request_finished(WebKitWebResource *resource, gpointer view) {
-    if (!of_current_page(resource, view)) return;
-    gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
-    g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count > 0 ? count - 1 : 0));
-}
-
-static const char *const failed_key = "ph-failed-resources";
-static const char *const failed_total_key = "ph-failed-resources-total";
-
-// The view's failed subresources since the last ph_forget_resources: URI and reason
-// alternating, at most PH_FAILED_RESOURCES_KEPT pairs (the total counts them all).
-static GPtrArray *failed_resources(WebKitWebView *view) {
-    GPtrArray *list = g_object_get_data(G_OBJECT(view), failed_key);
-    if (!list) {
-        list = g_ptr_array_new_with_free_func(g_free);
-        g_object_set_data_full(G_OBJECT(view), failed_key, list, (GDestroyNotify)g_ptr_array_unref);
-    }
-    return list;
-}
-
-// Adds `uri` (copied) and `reason` (adopted) to the view's failed subresources.
-static void note_failed(WebKitWebView *view, const char *uri, char *reason) {
-    gint total = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), failed_total_key));
-    g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(total + 1));
-    GPtrArray *list = failed_resources(view);
-    if (list->len / 2 >= PH_FAILED_RESOURCES_KEPT) {
-        g_free(reason);
-        return;
-    }
-    g_ptr_array_add(list, g_strndup(uri, PH_FAILED_TEXT_KEPT));
-    if (strlen(reason) > PH_FAILED_TEXT_KEPT) reason[PH_FAILED_TEXT_KEPT] = '\0';
-    g_ptr_array_add(list, reason);
-}
-
-static void note_failed_resource(WebKitWebView *view, WebKitWebResource *resource, char *reason) {
-    // The page itself failing is its load-error, not a subresource's; an earlier page's request
-    // failing late is not this page's.
-    if (resource == webkit_web_view_get_main_resource(view) || !of_current_page(resource, view)) {
-        g_free(reason);
-        return;
-    }
-    note_failed(view, webkit_web_resource_get_uri(resource), reason);
-}
-
 static gboolean refuse_destination(WebKitDownload *download, gchar *suggested, gpointer data) {
     (void)suggested; (void)data;
     webkit_download_cancel(download);
@@ -583,77 +518,24 @@ static gboolean refuse_destination(WebKitDownload *download, gchar *suggested, g
 }
 
 static void refuse_download(WebKitWebContext *context, WebKitDownload *download, gpointer data) {
-    (void)context; (void)data;
+    (void)context;
+    ph_download_refused_fn refused = (ph_download_refused_fn)data;
     // Cancelled at once; should the response still arrive, its destination is refused too.
     webkit_download_set_allow_overwrite(download, FALSE);
     g_signal_connect(download, "decide-destination", G_CALLBACK(refuse_destination), NULL);
     WebKitWebView *view = webkit_download_get_web_view(download);
     WebKitURIRequest *request = webkit_download_get_request(download);
     const char *uri = request ? webkit_uri_request_get_uri(request) : NULL;
-    if (view && uri) note_failed(view, uri, g_strdup("a download, refused"));
+    if (view && uri) refused(view, uri);
     webkit_download_cancel(download);
 }
 
-void ph_web_context_refuse_downloads(WebKitWebContext *context) {
-    g_signal_connect(context, "download-started", G_CALLBACK(refuse_download), NULL);
+void ph_web_context_refuse_downloads(WebKitWebContext *context, ph_download_refused_fn refused) {
+    g_signal_connect(context, "download-started", G_CALLBACK(refuse_download), (gpointer)refused);
 }
 
 void ph_set_prefer_dark(int dark) {
     g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", dark ? TRUE : FALSE, NULL);
-}
-
-static void request_failed(WebKitWebResource *resource, GError *error, gpointer view) {
-    // Stopping a page (or leaving it) cancels its requests: not a failure of the page.
-    if (g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_CANCELLED)) return;
-    char *reason = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? g_strdup("file not found")
-        : g_error_matches(error, WEBKIT_NETWORK_ERROR, WEBKIT_NETWORK_ERROR_FILE_DOES_NOT_EXIST) ? g_strdup("file not found")
-        : g_strdup_printf("%s (%s %d)", error->message, g_quark_to_string(error->domain), error->code);
-    note_failed_resource(WEBKIT_WEB_VIEW(view), resource, reason);
-}
-
-static void request_finished_with_status(WebKitWebResource *resource, gpointer view) {
-    WebKitURIResponse *response = webkit_web_resource_get_response(resource);
-    guint status = response ? webkit_uri_response_get_status_code(response) : 0;
-    if (status >= 400) note_failed_resource(WEBKIT_WEB_VIEW(view), resource, g_strdup_printf("HTTP %u", status));
-}
-
-static void request_started(WebKitWebView *view, WebKitWebResource *resource, WebKitURIRequest *request, gpointer data) {
-    (void)request; (void)data;
-    g_object_set_data(G_OBJECT(resource), page_key, g_object_get_data(G_OBJECT(view), page_key));
-    gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
-    g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count + 1));
-    // Disconnected when the view goes first: "finished" comes after "failed" too.
-    g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished), view, 0);
-    g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished_with_status), view, 0);
-    g_signal_connect_object(resource, "failed", G_CALLBACK(request_failed), view, 0);
-}
-
-void ph_forget_resources(WebKitWebView *view) {
-    gint page = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), page_key));
-    g_object_set_data(G_OBJECT(view), page_key, GINT_TO_POINTER(page + 1));
-    g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(0));
-    g_object_set_data(G_OBJECT(view), failed_key, NULL);
-    g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(0));
-}
-
-int ph_failed_resources_total(WebKitWebView *view) {
-    return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), failed_total_key));
-}
-
-int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const char **reason) {
-    GPtrArray *list = g_object_get_data(G_OBJECT(view), failed_key);
-    if (!list || index < 0 || (guint)index * 2 + 1 >= list->len) return 0;
-    *uri = g_ptr_array_index(list, (guint)index * 2);
-    *reason = g_ptr_array_index(list, (guint)index * 2 + 1);
-    return 1;
-}
-
-void ph_track_requests(WebKitWebView *view) {
-    g_signal_connect(view, "resource-load-started", G_CALLBACK(request_started), NULL);
-}
-
-int ph_requests_in_flight(WebKitWebView *view) {
-    return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
 }
 
 static void (*display_lost_fn)(void);

@@ -63,33 +63,7 @@ public final class EngineSupervisor: Sendable {
                 return current.stopping
             }
             if stopping { process.stop(within: 2) }
-            var inFlight: [Int: Date] = [:]
-            var reported: Set<Int> = []
-            var fatal: String?
-            var renewing = false
-            var termination = EngineProcess.Termination.exited(70)
-            for await event in process.events {
-                switch event {
-                case .line(let line):
-                    switch MeasuringMessage(line: line) {
-                    case .started(let index)?:
-                        inFlight[index] = Date()
-                        started(index)
-                    case .measured(let result)?:
-                        inFlight[result.index] = nil
-                        reported.insert(result.index)
-                        await measured(result)
-                    case .fatal(let message)?:
-                        fatal = message
-                    case .renewing?:
-                        renewing = true
-                    case nil:
-                        continue
-                    }
-                case .ended(let end):
-                    termination = end
-                }
-            }
+            let (inFlight, reported, fatal, renewing, termination) = await follow(process, started: started, measured: measured)
             current.withLock { $0.process = nil }
             waiting.removeAll { reported.contains($0.index) }
             alone.removeAll { reported.contains($0.index) }
@@ -136,6 +110,40 @@ public final class EngineSupervisor: Sendable {
             }
         }
         return .completed
+    }
+
+    /// Follows `process` to its end, passing on the pages it starts and measures: the pages it was
+    /// measuring when it ended (and since when), those it reported, its fatal message, and how it ended.
+    private func follow(_ process: EngineProcess, started: (Int) -> Void, measured: (MeasuringMessage.Measured) async -> Void)
+        async -> (inFlight: [Int: Date], reported: Set<Int>, fatal: String?, renewing: Bool, termination: EngineProcess.Termination) {
+        var inFlight: [Int: Date] = [:]
+        var reported: Set<Int> = []
+        var fatal: String?
+        var renewing = false
+        var termination = EngineProcess.Termination.exited(70)
+        for await event in process.events {
+            switch event {
+            case .line(let line):
+                switch MeasuringMessage(line: line) {
+                case .started(let index)?:
+                    inFlight[index] = Date()
+                    started(index)
+                case .measured(let result)?:
+                    inFlight[result.index] = nil
+                    reported.insert(result.index)
+                    await measured(result)
+                case .fatal(let message)?:
+                    fatal = message
+                case .renewing?:
+                    renewing = true
+                case nil:
+                    continue
+                }
+            case .ended(let end):
+                termination = end
+            }
+        }
+        return (inFlight, reported, fatal, renewing, termination)
     }
 
     /// Ends the engine process now (SIGTERM, then SIGKILL after two seconds) and starts no other;

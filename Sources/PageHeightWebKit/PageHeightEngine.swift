@@ -4,41 +4,40 @@ import Foundation
 import Synchronization
 import PageHeightCore
 
-/// The measuring engine: one GLib thread with GTK and WebKit, a web context (of ephemeral views) per
-/// network mode (online, `--offline=refuse`, `--offline=block`), its web processes each in WebKit's
-/// sandbox where it can start (`WebProcessSandbox`), and, when `DISPLAY` is unset, an Xvfb of its own.
+/// The measuring engine: a web context (of ephemeral views) per network mode (online,
+/// `--offline=refuse`, `--offline=block`) and their views, on the process's `EngineRuntime` (one
+/// GLib thread with GTK and WebKit, its web processes each in WebKit's sandbox where it can start
+/// (`WebProcessSandbox`), and, when `DISPLAY` is unset, an Xvfb of its own).
 ///
-/// Start it once per process with `PageHeightEngine.shared(fonts:)`; `measure` may be called from
-/// any task, and each call gets a fresh view.
+/// A library user creates one (`init`) and shuts it down (`shutdown()`, awaited) when done; the
+/// command line shares one per process (`shared`). `measure` may be called from any task, and
+/// each call gets a fresh view; calling it after `shutdown()` is a programming error.
 public final class PageHeightEngine: @unchecked Sendable {
-    let thread: GLibThread
+    let runtime: EngineRuntime
     let pools: EnginePools
+    /// Whether the engine takes pages, and how many it is measuring (`shutdown` waits for them).
+    private let lifecycle = Mutex(Lifecycle())
+
     /// The fonts every page is rendered with: one configuration for the process and its web
-    /// processes, chosen when the engine starts.
-    public let fonts: FontChoice
+    /// processes, chosen when the first engine starts.
+    public var fonts: FontChoice { runtime.fonts }
     /// What the reports record about `fonts`, worked out once at the start.
-    public let fontSet: FontSet
-    /// The device scale pages are rendered at, and the languages they are asked for
-    /// (`shared(fonts:scale:languages:)`).
-    public let scale: Int
-    public let languages: [String]
-    /// The device whose font families pages are rendered with (`shared(fonts:scale:languages:families:)`).
-    public let families: DeviceFonts
-    /// Whether the web processes run in WebKit's sandbox: asked for (`shared(sandbox:)`) and
+    public var fontSet: FontSet { runtime.fontSet }
+    /// The device scale pages are rendered at, and the languages they are asked for.
+    public var scale: Int { runtime.scale }
+    public var languages: [String] { runtime.languages }
+    /// The device whose font families pages are rendered with.
+    public var families: DeviceFonts { runtime.families }
+    /// Whether the web processes run in WebKit's sandbox: asked for (`init(sandbox:)`) and
     /// found to start here, turned off, or unavailable and why.
-    public let sandbox: SandboxState
-    /// Whether the files the engine's processes can open are confined (`shared(files:)`).
-    public let fileJail: FileJail.State
-    /// Whether the caller asked for the sandbox.
-    private let sandboxAsked: Bool
+    public var sandbox: SandboxState { runtime.sandbox }
+    /// Whether the files the engine's processes can open are confined (`init(files:)`).
+    public var fileJail: FileJail.State { runtime.fileJail }
 
-    private static let instance = Mutex<PageHeightEngine?>(nil)
-    /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
-    static let garbageBudget = 8 << 20
-
-    /// The process's engine, started on first use (display, GTK, web context) with `fonts`
-    /// (pinned by default). Asking again for other fonts than the running engine's is an error:
-    /// fontconfig reads its configuration once per process.
+    /// An engine of its own (its own web contexts and views) on the process's runtime, which
+    /// the first engine starts (display, GTK) with `fonts` (pinned by default). Asking for other
+    /// settings than the running runtime's is an error: fontconfig reads its configuration once
+    /// per process.
     ///
     /// `scale` is the device scale the engine renders at (GDK's, whole numbers only), and
     /// `languages` the ones pages are asked for (`Accept-Language`, `navigator.language`): one each
@@ -53,33 +52,33 @@ public final class PageHeightEngine: @unchecked Sendable {
     ///
     /// `files`, with the sandbox on, confines the files the engine's processes can open to the
     /// folders it names and the system's (`FileJail`); nil leaves them this user's. The first
-    /// call's choice holds for the process.
+    /// engine's choice holds for the process.
+    ///
+    /// Call `shutdown()` before letting go of it.
+    public init(fonts: FontChoice = FontChoice(), scale: Int = 1, languages: [String] = MeasureOptions.defaultLanguages,
+                families: DeviceFonts = .desktop, sandbox: Bool = true, files: FileJail.Access? = nil) throws {
+        runtime = try EngineRuntime.start(fonts: fonts, scale: scale, languages: languages, families: families, sandbox: sandbox,
+                                          files: files)
+        pools = EnginePools(sandbox: runtime.sandbox, exposing: runtime.exposed)
+    }
+
+    deinit {
+        assert(lifecycle.withLock { $0.state == .shutDown }, "a PageHeightEngine was released without shutdown()")
+    }
+
+    private static let instance = Mutex<PageHeightEngine?>(nil)
+
+    /// The process's shared engine (the command line's), made on first use with these settings
+    /// (as `init`), and again after it was shut down. Asking again with other settings than the
+    /// runtime's is an error.
     public static func shared(fonts: FontChoice = FontChoice(), scale: Int = 1,
                               languages: [String] = MeasureOptions.defaultLanguages,
                               families: DeviceFonts = .desktop, sandbox: Bool = true,
                               files: FileJail.Access? = nil) throws -> PageHeightEngine {
         try instance.withLock { instance in
-            if let instance {
-                guard instance.fonts == fonts else {
-                    throw EngineError.fontsUnavailable("the engine already renders with \(instance.fonts.mode.rawValue) fonts"
-                        + " and \(instance.fonts.directories.count) font directories; one font configuration per process")
-                }
-                guard instance.families == families else {
-                    throw EngineError.fontsUnavailable("the engine already renders with the \(instance.families.rawValue) "
-                        + "device's font families, not the \(families.rawValue) device's; one font configuration per process")
-                }
-                guard instance.scale == scale else {
-                    throw EngineError.scaleUnavailable("the engine already renders at scale \(instance.scale), not \(scale); "
-                        + "one device scale per process")
-                }
-                guard instance.languages == languages else {
-                    throw EngineError.languagesUnavailable("the engine already asks for \(instance.languages.joined(separator: ",")), "
-                        + "not \(languages.joined(separator: ",")); one language list per process")
-                }
-                guard instance.sandboxAsked == sandbox else {
-                    throw EngineError.sandboxUnavailable("the engine already runs its web processes "
-                        + (instance.sandboxAsked ? "in" : "without") + " a sandbox; one sandbox setting per process")
-                }
+            if let instance, instance.lifecycle.withLock({ $0.state == .running }) {
+                // The same checks as a new engine's: one runtime per process.
+                _ = try EngineRuntime.start(fonts: fonts, scale: scale, languages: languages, families: families, sandbox: sandbox)
                 return instance
             }
             let engine = try PageHeightEngine(fonts: fonts, scale: scale, languages: languages, families: families, sandbox: sandbox,
@@ -89,102 +88,45 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
     }
 
-    private init(fonts: FontChoice, scale: Int, languages: [String], families: DeviceFonts, sandbox sandboxAsked: Bool,
-                 files: FileJail.Access?) throws {
-        self.fonts = fonts
-        self.families = families
-        self.scale = scale
-        self.languages = languages
-        self.sandboxAsked = sandboxAsked
-        // GDK's scale is the web views' device scale factor (`devicePixelRatio`, `srcset`'s
-        // choice, snapshots' pixels), one for the process; a scale in the user's environment
-        // would change every height's images.
-        setenv("GDK_SCALE", "\(scale)", 1)
-        let resolvedFonts = try FontConfiguration.resolve(fonts, families: families)
-        fontSet = resolvedFonts.set
-        setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
-        setenv("NO_AT_BRIDGE", "1", 1)
-        setenv("GSETTINGS_BACKEND", "memory", 1)
-        // GStreamer, which WebKit asks which media types it can show, writes its plugin registry
-        // under the user's cache (`~/.cache/gstreamer-1.0`): a page with a media type made
-        // pageheight write into $HOME. Its registry lives in our private directory instead.
-        if let directory = try? PrivateDirectory.webProcessFiles() {
-            setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0)
+    /// Stops taking pages, waits for those being measured, then closes the engine's views (their
+    /// web processes end with them). What the runtime started stays for the process (the GLib
+    /// thread, GTK, the display): a new engine reuses it. Calling `measure` afterwards, or
+    /// `shutdown` twice, is a programming error.
+    public func shutdown() async {
+        await withCheckedContinuation { (drained: CheckedContinuation<Void, Never>) in
+            lifecycle.withLock { lifecycle in
+                precondition(lifecycle.state == .running, "PageHeightEngine.shutdown() called twice")
+                lifecycle.state = .shuttingDown
+                if lifecycle.measuring == 0 { drained.resume() } else { lifecycle.drained = drained }
+            }
         }
-        // GDK paints the off-screen windows into image surfaces in this process, not into X
-        // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
-        // Xvfb.
-        setenv("GDK_RENDERING", "image", 0)
-        // Web processes (started later, with this environment) collect JavaScript garbage after
-        // every 8 MB allocated, however large the heap, where JavaScriptCore's own budget is
-        // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
-        // again without end (`readability/ehow-2`, `Pages/error-loop.html`) otherwise piles up
-        // garbage many times its live heap between collections. A live heap above the budget is
-        // legal (`Pages/large-heap.html`); a script that builds a million objects at once runs a
-        // little longer.
-        setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
-        // GLib and WebKit start a score of threads; one malloc arena each would keep memory
-        // that another thread freed out of reach. Two arenas serve this process.
-        mallopt(M_ARENA_MAX, 2)
-        nonisolated(unsafe) var found = SandboxState.off
-        nonisolated(unsafe) var exposed: [String] = []
-        nonisolated(unsafe) var jail = FileJail.State.off
-        thread = try GLibThread {
-            // This thread hears every page's load events and takes every settle reading. With more
-            // jobs than cores it waited behind the web processes for a core, and that wait is
-            // pageheight's overhead. Nice -10 puts it first; the processes it starts (web, network,
-            // Xvfb) begin at nice 0. Without CAP_SYS_NICE (not root) the thread keeps its priority.
-            _ = ph_prioritize_thread(-10)
-            GLibLog.install()
-            let directory = try PrivateDirectory.path()
-            // Xvfb, the bus and the sandbox's check start while the fonts are set up.
-            let display = VirtualDisplay.begin()
-            let bus = SessionBus.begin(in: directory)
-            let sandbox = WebProcessSandbox.begin(asked: sandboxAsked)
-            let webProcessFiles = try PrivateDirectory.webProcessFiles()
-            try FontConfiguration.install(resolvedFonts, in: webProcessFiles)
-            try display()
-            bus()
-            found = sandbox()
-            if found == .on, ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]?.isEmpty ?? true {
-                // Before GLib reads it (once per process): WebKit's D-Bus proxy sockets and
-                // bubblewrap's records go where the engine's files go, not into `~/.cache`.
-                setenv("XDG_RUNTIME_DIR", try PrivateDirectory.runtime(), 1)
-            }
-            if found == .on, var files {
-                // Before WebKit starts a process: each starts in the jail.
-                files.readable += FontConfiguration.sandboxPaths() + (DriverlessEGL.library().map { [$0] } ?? [])
-                jail = FileJail.enter(files, privateDirectory: directory)
-            }
-            // Pages are drawn in software (hardware acceleration off), so this process never
-            // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
-            // its LLVM, whose relocations no process can give back. With that renderer off, an EGL
-            // that finds no driver is tolerated here, and the start is shorter. The web processes,
-            // started later, abort without an EGL display: they get ours, which has no driver.
-            // Without that renderer (or without GLX in the X server) this process has no backing
-            // store for accelerated compositing, which WebKit enters for a view transition whatever
-            // the views' policy: the views run no view transitions (`PageView.applySettings`).
-            setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
-            ph_ui_process_without_egl()
-            DriverlessEGL.install(describingIn: webProcessFiles)
-            // What the web processes read of ours, shown to them read-only inside the sandbox.
-            if found == .on {
-                exposed = [webProcessFiles] + (DriverlessEGL.installed ? DriverlessEGL.library().map { [$0] } ?? [] : [])
-                    + FontConfiguration.sandboxPaths()
-            }
-            guard gtk_init_check(nil, nil) != 0 else {
-                throw EngineError.gtkInitFailed(display: ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
-            }
-            ph_on_display_lost { DisplayLoss.report() }
-            // Before any web process starts: each takes the list when it starts and keeps it.
-            let copies = languages.map { strdup($0) }
-            defer { copies.forEach { free($0) } }
-            var list = copies.map { UnsafePointer<CChar>($0) } + [nil]
-            webkit_web_context_set_preferred_languages(webkit_web_context_get_default(), &list)
+        await pools.shutdown()
+        lifecycle.withLock { $0.state = .shutDown }
+    }
+
+    /// Whether the engine takes pages, and how many are being measured.
+    private struct Lifecycle {
+        enum State { case running, shuttingDown, shutDown }
+        var state = State.running
+        var measuring = 0
+        /// `shutdown`'s wait for the last page being measured.
+        var drained: CheckedContinuation<Void, Never>?
+    }
+
+    /// Counts a page in; a precondition that the engine was not shut down.
+    private func admit() {
+        lifecycle.withLock { lifecycle in
+            precondition(lifecycle.state == .running, "PageHeightEngine.measure called after shutdown()")
+            lifecycle.measuring += 1
         }
-        sandbox = found
-        fileJail = jail
-        pools = EnginePools(sandbox: found, exposing: exposed)
+    }
+
+    /// Counts a page out, and ends `shutdown`'s wait after the last one.
+    private func release() {
+        lifecycle.withLock { lifecycle in
+            lifecycle.measuring -= 1
+            if lifecycle.measuring == 0 { lifecycle.drained.take()?.resume() }
+        }
     }
 
     /// The WebKitGTK library this process runs, `major.minor.micro`: asks the library, not
@@ -197,7 +139,7 @@ public final class PageHeightEngine: @unchecked Sendable {
     public var measuredWith: MeasuredWith { MeasuredWith(webKitGTK: Self.webKitGTKVersion, fonts: fontSet) }
 
     /// The kernel's id of the engine's thread (its entry under /proc/self/task).
-    var threadID: Int32 { thread.kernelID }
+    var threadID: Int32 { runtime.thread.kernelID }
 
     /// Measures one page; never throws: a page that cannot be measured is a report with a status.
     /// - Parameters:
@@ -214,6 +156,8 @@ public final class PageHeightEngine: @unchecked Sendable {
                         freshView: Bool = false, upcoming: PageSource? = nil,
                         log: @escaping @Sendable (String) -> Void = { _ in },
                         verdictReached: (@Sendable () -> Void)? = nil) async -> PageReport {
+        admit()
+        defer { release() }
         var report: PageReport
         if options.deviceProfile.engineScale != scale {
             let device = options.deviceProfile
@@ -339,7 +283,7 @@ public final class PageHeightEngine: @unchecked Sendable {
 }
 
 /// The message for a lost display (`PageHeightEngine.onDisplayLost`).
-private enum DisplayLoss {
+enum DisplayLoss {
     private static let body = Mutex<(@Sendable () -> Void)?>(nil)
 
     static func set(_ new: @escaping @Sendable () -> Void) {
@@ -370,6 +314,14 @@ final class EnginePools {
         sandboxPaths = paths
     }
 
+    /// The views of every pool not closed yet.
+    var liveViews: Int { pools.values.reduce(0) { $0 + $1.liveViews } }
+
+    /// Closes every pool's views (`PageHeightEngine.shutdown`, once no page is measured).
+    func shutdown() async {
+        for pool in pools.values { await pool.shutdown() }
+    }
+
     /// The pool for the network mode of `options`. Online, the context sends every request for
     /// anything but literal loopback through the connection gate, which checks the address it
     /// goes to. Offline, it sends them to a refusing proxy; in block mode its views also carry the
@@ -389,7 +341,7 @@ final class EnginePools {
         // Before the context's first web process (its first view's first load).
         WebProcessSandbox.apply(sandbox, to: context, exposing: sandboxPaths)
         // Nothing a page does may write a file: every download is cancelled as it starts.
-        ph_web_context_refuse_downloads(context)
+        ph_web_context_refuse_downloads(context, RequestLedger.downloadRefused)
         if options.offline {
             let port = try refusingPort ?? RefusingPort()
             refusingPort = port

@@ -111,40 +111,10 @@ func usageError(_ message: String) -> Int32 {
 
 /// `pageheight batch [options] <list>`.
 func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) async -> Int32 {
-    var list: PageList
-    do {
-        list = try PageList.read(arguments.pages[0])
-    } catch {
-        return usageError("the list: \(error)")
-    }
-    let total = list.entries.count
-    if let shard = arguments.shard { list = shard.slice(list) }
-    let log: ResultLog
-    if let out = arguments.out {
-        do {
-            log = try ResultLog(path: out, resume: arguments.resume)
-        } catch {
-            return usageError("\(error)")
-        }
-    } else {
-        log = StandardOutput.log
-    }
-    if arguments.resume, let out = arguments.out,
-       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options, unreadable: log.unreadable) {
-        return usageError("--resume: \(out) cannot be resumed by this command: \(mismatch)")
-    }
-    let remaining = list.entries.filter { !log.done.contains($0.index) }
-    if arguments.resume {
-        StandardError.write("resuming: \(log.done.count) pages already in \(arguments.out!), "
-            + "\(remaining.count) to go\(log.repaired ? "; a cut-off last line was removed" : "")\n")
-    }
-    if let shard = arguments.shard, list.entries.isEmpty {
-        // Not an error: a short list leaves some shards nothing.
-        StandardError.write("shard \(shard): none of the list's \(total) pages falls into this shard; nothing to do\n")
-        return 0
-    }
-    if let shard = arguments.shard, arguments.progress != false {
-        StandardError.write("shard \(shard): \(list.entries.count) of \(total) pages\n")
+    let list: PageList, log: ResultLog, remaining: [PageList.Entry]
+    switch openBatch(arguments) {
+    case .measure(let opened, let openedLog, let left): (list, log, remaining) = (opened, openedLog, left)
+    case .exit(let code): return code
     }
     let progress = RunProgress(total: remaining.count, unit: "page",
                                display: arguments.run.progressDisplay(terminal: isatty(STDERR_FILENO) == 1))
@@ -203,6 +173,55 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         StandardError.write(summary.text + "\n")
     }
     return summary.notOK == 0 ? 0 : 1
+}
+
+/// What a batch measures, or the exit status when it measures nothing.
+enum BatchStart {
+    /// The list (this shard of it), the result log, and the entries it has no result for yet.
+    case measure(list: PageList, log: ResultLog, remaining: [PageList.Entry])
+    /// A usage error (64), or nothing to do (0).
+    case exit(Int32)
+}
+
+/// Reads the batch's list and opens its result log (`--out`, `--resume`), saying so on standard
+/// error; checks that a resumed log belongs to this command.
+func openBatch(_ arguments: CommandLineArguments) -> BatchStart {
+    var list: PageList
+    do {
+        list = try PageList.read(arguments.pages[0])
+    } catch {
+        return .exit(usageError("the list: \(error)"))
+    }
+    let total = list.entries.count
+    if let shard = arguments.shard { list = shard.slice(list) }
+    let log: ResultLog
+    if let out = arguments.out {
+        do {
+            log = try ResultLog(path: out, resume: arguments.resume)
+        } catch {
+            return .exit(usageError("\(error)"))
+        }
+    } else {
+        log = StandardOutput.log
+    }
+    if arguments.resume, let out = arguments.out,
+       let mismatch = ResumeCheck.mismatch(log.recorded, list: list, options: arguments.options, unreadable: log.unreadable) {
+        return .exit(usageError("--resume: \(out) cannot be resumed by this command: \(mismatch)"))
+    }
+    let remaining = list.entries.filter { !log.done.contains($0.index) }
+    if arguments.resume {
+        StandardError.write("resuming: \(log.done.count) pages already in \(arguments.out!), "
+            + "\(remaining.count) to go\(log.repaired ? "; a cut-off last line was removed" : "")\n")
+    }
+    if let shard = arguments.shard, list.entries.isEmpty {
+        // Not an error: a short list leaves some shards nothing.
+        StandardError.write("shard \(shard): none of the list's \(total) pages falls into this shard; nothing to do\n")
+        return .exit(0)
+    }
+    if let shard = arguments.shard, arguments.progress != false {
+        StandardError.write("shard \(shard): \(list.entries.count) of \(total) pages\n")
+    }
+    return .measure(list: list, log: log, remaining: remaining)
 }
 
 /// SIGINT and SIGTERM exit at once with 128 + the signal. Our Xvfb follows (PR_SET_PDEATHSIG),

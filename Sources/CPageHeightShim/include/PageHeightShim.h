@@ -53,39 +53,39 @@ gulong ph_connect_server_message_got_chunk(SoupServerMessage *msg, ph_server_chu
 // error" and exits with 1. Call after gtk_init: `fn` runs, then the process exits with 70.
 void ph_on_display_lost(void (*fn)(void));
 
-// Why: the resource signals carry objects whose own "finished" signal must be connected per request,
-// tied to the view's lifetime (g_signal_connect_object); counts the view's requests in flight.
-void ph_track_requests(WebKitWebView *view);
-int ph_requests_in_flight(WebKitWebView *view);
-
-// Why: a subresource's "failed" signal and its HTTP status are only reachable through the
-// per-request objects that ph_track_requests connects to; keeps the view's failed subresources
-// (URI and reason, the first PH_FAILED_RESOURCES_KEPT) since the last forget, and their total.
-// ph_forget_resources starts a page: the failures and the requests in flight of the pages before
-// it no longer count, including requests whose "finished" comes late or never (a terminated web
-// process ends its requests without one).
-#define PH_FAILED_RESOURCES_KEPT 50
-// A page controls its URIs and so the errors that name them: each is kept to its first bytes
-// (a cut inside a UTF-8 sequence is repaired when Swift reads it).
-#define PH_FAILED_TEXT_KEPT 2048
-void ph_forget_resources(WebKitWebView *view);
-int ph_failed_resources_total(WebKitWebView *view);
-// Borrowed strings, valid until the next forget; 0 past the end.
-int ph_failed_resource(WebKitWebView *view, int index, const char **uri, const char **reason);
+// Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types.
+// A view's requests (`RequestLedger`): "resource-load-started" on the view, then each request's own
+// "finished" and "failed".
+typedef void (*ph_resource_started_fn)(WebKitWebView *view, WebKitWebResource *resource, WebKitURIRequest *request,
+                                       gpointer data);
+typedef void (*ph_resource_finished_fn)(WebKitWebResource *resource, gpointer data);
+typedef void (*ph_resource_failed_fn)(WebKitWebResource *resource, GError *error, gpointer data);
+gulong ph_connect_resource_load_started(WebKitWebView *view, ph_resource_started_fn fn, gpointer data,
+                                        GClosureNotify destroy);
+gulong ph_connect_resource_finished(WebKitWebResource *resource, ph_resource_finished_fn fn, gpointer data,
+                                    GClosureNotify destroy);
+gulong ph_connect_resource_failed(WebKitWebResource *resource, ph_resource_failed_fn fn, gpointer data,
+                                  GClosureNotify destroy);
 
 // Why: g_signal_connect is a macro, and a download's destination is refused in its own signal.
 // Cancels every download of `context`'s views as it starts (`<a download>`, an attachment, a
-// response WebKit cannot show), so that no page writes a file; each is noted among its view's
-// failed subresources as "a download, refused".
-void ph_web_context_refuse_downloads(WebKitWebContext *context);
+// response WebKit cannot show), so that no page writes a file; `refused` is told the view and URI
+// of each (during the call), which Swift notes among the view's failed subresources.
+typedef void (*ph_download_refused_fn)(WebKitWebView *view, const char *uri);
+void ph_web_context_refuse_downloads(WebKitWebContext *context, ph_download_refused_fn refused);
 
 // Why: g_object_set is variadic. Sets GTK's `gtk-application-prefer-dark-theme`, which WebKitGTK
 // answers `prefers-color-scheme` from, for every view of the process, live.
 void ph_set_prefer_dark(int dark);
 
-// Why: a hostile page must not stall the run: dialogs are answered (cancel), popups and print requests
-// refused in C handlers.
-void ph_dismiss_dialogs_and_refuse_popups(WebKitWebView *view);
+// Why: g_signal_connect is a macro taking an untyped GCallback; these keep the types. A view's
+// dialogs, popups and print requests, which `PageDialogs` answers.
+typedef gboolean (*ph_script_dialog_fn)(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data);
+typedef GtkWidget *(*ph_create_fn)(WebKitWebView *view, WebKitNavigationAction *action, gpointer data);
+typedef gboolean (*ph_print_fn)(WebKitWebView *view, WebKitPrintOperation *operation, gpointer data);
+gulong ph_connect_script_dialog(WebKitWebView *view, ph_script_dialog_fn fn, gpointer data, GClosureNotify destroy);
+gulong ph_connect_create(WebKitWebView *view, ph_create_fn fn, gpointer data, GClosureNotify destroy);
+gulong ph_connect_print(WebKitWebView *view, ph_print_fn fn, gpointer data, GClosureNotify destroy);
 
 // Why: the _finish result is a JSCValue that must be turned into text and freed, and errors unpacked.
 // `json` is a string result's own text, any other result as JSON; `json` and `error` are owned by the callee (freed after the callback returns); exactly one is non-NULL.
@@ -98,8 +98,8 @@ typedef void (*ph_done_fn)(const char *error, gpointer data);
 void ph_snapshot_png(WebKitWebView *view, const char *path, GCancellable *cancellable, ph_done_fn fn, gpointer data);
 
 // Why: the clear's result arrives through an async _finish.
-// Forgets what pages stored in `view`'s own data store (cookies, storages, databases, service workers).
-void ph_web_view_clear_website_data(WebKitWebView *view, ph_done_fn fn, gpointer data);
+// Forgets the data of `types` in `view`'s own data store.
+void ph_web_view_clear_website_data(WebKitWebView *view, WebKitWebsiteDataTypes types, ph_done_fn fn, gpointer data);
 
 // Why: a SoupCookie is built through several setters, and the add is an async call whose _finish
 // needs a GObject source. Adds a cookie to the view's own data store; `fn` gets NULL or the error.

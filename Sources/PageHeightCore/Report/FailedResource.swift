@@ -8,6 +8,9 @@ public struct FailedResource: Codable, Sendable, Equatable {
     /// Why, e.g. `file not found`, `HTTP 404`, or the engine's message with its domain and code.
     public var reason: String
 
+    /// Failed resources a report lists at most (`PageReport.failedResources`); the total counts them all.
+    public static let kept = 50
+
     public init(url: String, reason: String) {
         (self.url, self.reason) = (url, reason)
     }
@@ -18,7 +21,7 @@ public struct FailedResource: Codable, Sendable, Equatable {
     ///   to be so, and one refused by `--offline=refuse`'s proxy too (the engine calls it a
     ///   proxy that cannot be reached).
     public static func merging(_ engine: (listed: [FailedResource], total: Int), pageSaw urls: [String],
-                               offline: OfflineMode? = nil, kept: Int = 50) -> (listed: [FailedResource], total: Int) {
+                               offline: OfflineMode? = nil, kept: Int = FailedResource.kept) -> (listed: [FailedResource], total: Int) {
         var listed = engine.listed.map { failed in
             guard offline == .refuse, failed.reason.contains("Could not connect to proxy server") else { return failed }
             return FailedResource(url: failed.url, reason: "refused by --offline (no network)")

@@ -7,7 +7,7 @@ import Foundation
 package enum PageText {
     /// Characters kept of a cause or a selector part.
     package static let kept = 200
-    /// Characters kept of a URL (the C shim keeps as many bytes: `PH_FAILED_TEXT_KEPT`).
+    /// Characters kept of a URL (bytes, where the engine reads one: `RequestLedger`).
     package static let urlKept = 2048
     /// Entries kept of a list a page can lengthen (its stopped navigations).
     package static let listKept = 20

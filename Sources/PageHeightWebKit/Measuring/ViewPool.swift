@@ -54,6 +54,10 @@ final class ViewPool {
         }
     }
     private var shelves: [String: Shelf] = [:]
+    /// The views not closed yet, of every key: measuring, being made ready, or idle.
+    var liveViews: Int { shelves.values.reduce(0) { $0 + $1.live } }
+    /// Set by `shutdown`: a view that comes back or was being made ready is closed.
+    private var shutDown = false
 
     init(context: OpaquePointer, filter: OpaquePointer? = nil) {
         (self.context, self.filter) = (context, filter)
@@ -125,7 +129,7 @@ final class ViewPool {
         let alone = measuring == 0
         IdleLibraryPages.pageOut() // what every process of ours but the web processes ran once
         view.uses += 1
-        guard view.reusable, (shelves[key]?.idle.count ?? 0) < maxIdle else { return close(view, key: key) }
+        guard !shutDown, view.reusable, (shelves[key]?.idle.count ?? 0) < maxIdle else { return close(view, key: key) }
         if view.uses >= Self.maxUses || view.renewDue || (Self.privateMemory(of: view, alone: alone) ?? 0) >= Self.maxPrivateMemory {
             view.renewWebProcess()
             WebProcessRenewals.count.add(1, ordering: .relaxed)
@@ -149,6 +153,7 @@ final class ViewPool {
                 guard clean, shelves[key]!.idle.count < maxIdle else { return close(view, key: key) }
                 forget = false
             } while shelves[key]!.expected.contains { $0 != view.boundary && !shelves[key]!.carries($0) } // announced meanwhile
+            if shutDown { return close(view, key: key) }
             shelves[key]!.idle.append(view)
             wake(key)
         }
@@ -172,6 +177,17 @@ final class ViewPool {
         view.close()
         shelves[key]?.live -= 1
         wake(key)
+    }
+
+    /// Closes the idle views, and those being made ready once they are; returns when every view
+    /// of the pool is closed. Called when no page is being measured (`PageHeightEngine.shutdown`).
+    func shutdown() async {
+        shutDown = true
+        for (key, shelf) in shelves {
+            shelves[key]!.idle = []
+            shelf.idle.forEach { close($0, key: key) }
+        }
+        while shelves.values.contains(where: { $0.live > 0 }) { await GLibClock.sleep(0.01) }
     }
 
     /// Lets the pages waiting for a view of `key` look again.

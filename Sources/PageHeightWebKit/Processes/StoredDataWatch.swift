@@ -1,3 +1,4 @@
+import CPageHeightShim
 import CWebKit
 import Foundation
 

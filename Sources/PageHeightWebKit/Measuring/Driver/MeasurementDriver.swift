@@ -7,14 +7,14 @@ import PageHeightCore
 ///
 /// Every fact goes to the `MeasurementSession`, which decides; the driver only does what the
 /// session asks of the view. The parts: `MeasuredPage` (the page's time, probe calls, readings),
-/// `VirtualClock` (where a jump is decided and taken), `ViewFitting` (fit mode's resizes and
-/// checks), `StepRunner` (where a step is applied). Each phase (the load and its verdict, a step
+/// `PageEvents` (what the view tells), `SettleLoop` (polls, settle checks, waits), `VirtualClock`
+/// (where a jump is decided and taken), `ViewFitting` (fit mode's resizes and checks),
+/// `StepRunner` (where a step is applied). Each phase (the load and its verdict, a step
 /// and its verdict) runs under one `Deadline`, `--timeout` after its start; a caller's
 /// cancellation ends the measurement as `cancelled`.
 @GLibActor
 final class MeasurementDriver {
     private let page: MeasuredPage
-    private let clock: VirtualClock
     private let fitting: ViewFitting
     private let snapshotPath: String?
     private let pool: ViewPool
@@ -24,16 +24,11 @@ final class MeasurementDriver {
     /// Told the moment the page has its verdict, before its report is made.
     private let verdictReached: (@Sendable () -> Void)?
 
-    /// The schedule poll to take next (an index into `session.pollTimes`).
-    private var nextPoll = 0
-    /// What kept the page from being idle when the clock last waited in real time (logged once).
-    private var lastIdleBlocker: String?
-    /// A load that failed and may be replaced by another (a redirect by script): its failure and
-    /// until when (page time) a replacement may come.
-    private var interrupted: (failure: String, deadline: Double)?
+    private let events: PageEvents
+    private let loop: SettleLoop
     /// The first targets of the page's stopped navigations (`PageText.listKept`), and how many.
-    private(set) var stoppedNavigations: [String] = []
-    private(set) var stoppedNavigationsTotal = 0
+    var stoppedNavigations: [String] { events.stoppedNavigations }
+    var stoppedNavigationsTotal: Int { events.stoppedNavigationsTotal }
 
     private var view: PageView { page.view }
     private var options: MeasureOptions { page.options }
@@ -48,8 +43,10 @@ final class MeasurementDriver {
         (self.verdictReached, self.pool, self.boundary, self.snapshotPath, self.freshView)
             = (verdictReached, pool, boundary, snapshotPath, freshView)
         page = MeasuredPage(view: view, source: source, options: options, log: log)
-        clock = VirtualClock(page: page)
+        let clock = VirtualClock(page: page)
         fitting = ViewFitting(page: page, clock: clock, snapshots: snapshotPath != nil)
+        events = PageEvents(page: page)
+        loop = SettleLoop(page: page, clock: clock, fitting: fitting, events: events)
     }
 
     private func note(_ text: String) { page.note(text) }
@@ -109,13 +106,12 @@ final class MeasurementDriver {
         }
     }
 
-    /// Starts a phase's rules afresh: the schedule's polls from the first, fit mode's look
-    /// beneath the view not yet taken.
-    func startPhase() {
-        nextPoll = 0
-        lastIdleBlocker = nil
-        fitting.lookedBeneathView = false
-    }
+    /// Starts a phase's rules afresh (`SettleLoop.startPhase`).
+    func startPhase() { loop.startPhase() }
+
+    /// The measuring loop of the phase (`SettleLoop`).
+    func settle() async throws -> EndReason { try await loop.settle() }
+
 
     /// Puts the page's cookies (`--cookie`, `--cookies`) into the view's data store before its
     /// load: only those for the page's own host (`PageRequests.cookies(forHost:)`; none for a
@@ -158,223 +154,10 @@ final class MeasurementDriver {
         if let headers = options.requests?.headers, !headers.isEmpty {
             note("request header\(headers.count == 1 ? "" : "s") " + headers.map(\.name).joined(separator: ", ") + " (values not logged)")
         }
-        if case .ended(let end) = try await waitForLoad() { return end }
+        if case .ended(let end) = try await events.waitForLoad() { return end }
         guard options.javascript else { return .javascriptDisabled }
         try await page.read(.load)
         return try await settle()
-    }
-
-    // MARK: - Events
-
-    /// Handles the view's events until the load finished, or the page ended first.
-    private func waitForLoad() async throws -> Flow {
-        // An interrupted load is followed by its load-finished: a replacement may still come.
-        while session.finishedAt == nil || (interrupted != nil && session.committedAt == nil) {
-            guard let event = try await page.nextEvent(until: interrupted.map { page.wallClock($0.deadline) }) else {
-                if let interrupted, session.committedAt == nil { return .ended(.loadFailed(interrupted.failure)) }
-                interrupted = nil
-                continue
-            }
-            if case .ended(let reason) = handle(event) { return .ended(reason) }
-        }
-        return .goOn
-    }
-
-    /// Takes in one event of the view: the page's end, or go on.
-    private func handle(_ event: ViewEvent) -> Flow {
-        switch event {
-        case .load(let load):
-            return loadChanged(load).map(Flow.ended) ?? .goOn
-        case .loadFailed(let uri, let domain, let code, let message):
-            switch LoadOutcome.failure(uri: uri, domain: domain, code: code, message: message,
-                                       committed: session.committedAt != nil,
-                                       navigationsStopped: !stoppedNavigations.isEmpty,
-                                       offline: options.offline ? options.offlineMode : nil) {
-            case .ignored: return .goOn
-            case .waitForReplacement(let failure):
-                note("load interrupted; waiting for a load that replaces it")
-                interrupted = (failure, page.now + LoadOutcome.replacementWait)
-                return .goOn
-            case .failed(let failure):
-                note("load failed: \(message)")
-                return .ended(.loadFailed(failure))
-            }
-        case .processTerminated(let end):
-            let killed = MemoryWatchdog.shared.killed(view.webProcess)
-            view.retire()
-            if case .budget(let message)? = killed { return .ended(.crashed(message)) }
-            return .ended(.crashed(LoadOutcome.crash(end, killedByWatchdog: killed != nil)))
-        case .probeMessage(let json):
-            probeMessage(json)
-            return .goOn
-        case .navigationLoop(let attempts):
-            note("the page started \(attempts) navigations after its load: a loop, stopped")
-            view.renewAfterThisPage() // what WebKit keeps of the navigations goes with the process
-            return .ended(.navigationLoop(attempts: attempts))
-        }
-    }
-
-    private func loadChanged(_ load: ViewEvent.Load) -> EndReason? {
-        switch load {
-        case .started where session.committedAt != nil:
-            // The page navigating away, which the view stopped at once (`PageView.Inbox`): the
-            // page is measured as it was.
-            let target = view.inbox.lastNavigationTarget
-            stoppedNavigationsTotal += 1
-            if stoppedNavigations.count < PageText.listKept { stoppedNavigations.append(target) }
-            note("the page navigated to \(target.prefix(200)): stopped")
-            session.stoppedLoads(at: page.now)
-        case .committed where session.committedAt == nil:
-            session.loadCommitted(at: page.now)
-            note("committed \(view.uri.prefix(200))")
-            if let (code, reason) = view.httpStatus, code >= 400 {
-                return .loadFailed("HTTP \(code) \(reason) loading \(page.source.url.prefix(200))")
-            }
-            if case .url(let url) = page.source, url.lowercased().hasPrefix("http"), view.uri == "about:blank" {
-                // WebKit refuses some URLs without a load-failed (a restricted port such as
-                // :1 or :25) and shows an empty page instead.
-                return .loadFailed("WebKit refused to load \(url.prefix(200)) (a restricted port?) and showed about:blank")
-            }
-        case .finished where session.finishedAt == nil:
-            if page.realNow > options.timeout {
-                // The deadline's own wake-up is late (a busy machine): the load did not finish in time.
-                note("the load finished after the timeout (\(Seconds.format(options.timeout)) on the wall clock)")
-                return .timedOut(stalledSince: nil)
-            }
-            session.loadFinished(at: page.now)
-            note("load finished")
-        default:
-            break
-        }
-        return nil
-    }
-
-    private func probeMessage(_ json: String) {
-        guard session.committedAt != nil, let reading = ProbeReading.decode(json) else { return }
-        if reading.notThePage == true, !page.source.url.hasPrefix("about:") {
-            return note("a message from the view's blank document, not the page's: ignored")
-        }
-        let t = page.now
-        page.noteClock(reading, at: t)
-        let cause = reading.cause.map { PageText.capped($0, to: PageText.kept) }
-        let sample = HeightSample(t: t, height: reading.value, source: .observer, cause: cause, real: page.real)
-        let moved = session.record(sample, pending: reading.pendingWork(at: t, network: view.requestsInFlight))
-        if moved { page.timers.frames.pageMoved(value: reading.value) }
-        note(page.describe(sample, moved: moved, error: nil) + "; pending: \(session.pending.summary)")
-    }
-
-    // MARK: - Settling
-
-    /// After the load or a step: handles events, takes the schedule's polls and the settle
-    /// checks, fits the view, and jumps the virtual clock, until the session says the page is done.
-    func settle() async throws -> EndReason {
-        while true {
-            // What the page told meanwhile (during a fit, a reading) comes first.
-            while let event = view.inbox.take() {
-                if case .ended(let reason) = handle(event) { return reason }
-            }
-            switch try await afterReading() {
-            case .ended(let reason): return reason
-            case .again: continue
-            case .goOn: break
-            }
-            if page.virtualClock, page.now >= session.deadline { return .timedOut(stalledSince: nil) }
-            let (at, precise, wake) = nextWake()
-            if case .ended(let reason) = try await wait(until: at, precise: precise, wake: wake) { return reason }
-        }
-    }
-
-    /// Readings the rules asked for at once, one after another, with no time between them.
-    private var readingsAtOnce = 0
-    /// After this many, the next waits at least a frame: no loop of readings without a wait.
-    private static let readingsAtOnceAllowed = 8
-
-    /// Waits for `at` (page time): jumps the virtual clock there, or waits for the view's events
-    /// in real time, and takes the reading `wake` names when `at` came with no event first.
-    private func wait(until at: Double, precise: Bool, wake: VirtualClock.Wake) async throws -> Flow {
-        if at <= page.now {
-            readingsAtOnce += 1
-            if readingsAtOnce > Self.readingsAtOnceAllowed {
-                if readingsAtOnce == Self.readingsAtOnceAllowed + 1 {
-                    note("the rules asked for \(Self.readingsAtOnceAllowed) readings in a row at once: the next wait a frame each")
-                }
-                try await page.sleep(VirtualClock.frame)
-            }
-        } else {
-            readingsAtOnce = 0
-        }
-        if page.virtualClock, let jump = clock.jumpTarget(before: at, wake: wake, nextPoll: nextPoll) {
-            try await clock.take(jump)
-            return .again
-        }
-        if clock.timerDue || clock.animationEndDue, at > page.now + VirtualClock.frame,
-           session.pageIsIdle(network: view.requestsInFlight, at: page.now) {
-            // A timer of the page came due and has not run yet, or an animation reached its end
-            // and the engine's next frame has not finished it: nothing jumps over it, and the page
-            // may tell nothing when it has run. Look again soon (2 ms of real time for a timer, a
-            // frame for an animation), not at `at`: waiting for it would run the page's clock at
-            // real speed.
-            let look = clock.timerDue ? 0.002 : VirtualClock.frame
-            if let event = try await page.nextEvent(until: GLibClock.now + look) { return handle(event) }
-            try await page.refreshPending(cause: "timer")
-            return .again
-        }
-        let blocker = page.virtualClock ? session.idleBlocker(network: view.requestsInFlight, at: page.now) : nil
-        if let blocker, blocker != lastIdleBlocker { note("the clock runs at real speed: \(blocker)") }
-        lastIdleBlocker = blocker
-        // A child frame's grace may end before `at`: the clock jumps again from there.
-        let graceEnds = page.virtualClock ? session.frameGraceEnds.flatMap { $0 > page.now && $0 < at ? $0 : nil } : nil
-        if let event = try await page.nextEvent(until: page.wallClock(graceEnds ?? at), precise: precise) { return handle(event) }
-        if graceEnds != nil { return .again }
-        switch wake {
-        case .poll(let index):
-            nextPoll = index
-            try await page.read(.poll, poll: index)
-        case .settleCheck:
-            try await page.read(.poll, cause: "settle-check")
-        case .refreshPending:
-            try await page.refreshPending(cause: "pending-check")
-        }
-        return .goOn
-    }
-
-    /// The next poll, or the settle check when due first; while work is pending, a look when the
-    /// next timer is due, or soon in case a message was lost (the probe also reports when the
-    /// pending work ends).
-    private func nextWake() -> (at: Double, precise: Bool, VirtualClock.Wake) {
-        let now = page.now
-        var next: (at: Double, precise: Bool, VirtualClock.Wake)
-        if let due = session.settleCheckAt {
-            next = (due, true, .settleCheck)
-        } else {
-            let nextTimer = session.pending.timers.min().map { $0 - now + 0.05 } ?? 0.5
-            next = (now + min(max(nextTimer, 0.05), 0.5), false, .refreshPending)
-        }
-        // A poll comes first when it is due before the other wake, or already due (`afterReading`
-        // has it read first, at its time, as the app reads it).
-        let polls = session.pollTimes
-        if nextPoll < polls.count, polls[nextPoll] <= max(next.at, now) {
-            next = (polls[nextPoll], false, .poll(nextPoll + 1))
-        }
-        return next
-    }
-
-    /// After every reading: fit the view while the page holds still (resizing on every frame of
-    /// a transition, or of an animation whose frames are stepped, is wasted work), else check
-    /// for the end.
-    /// A page that keeps moving (an animation the engine does not list, such as one on animation
-    /// frames) is fitted again after every fit; a poll that came due meanwhile is read first, at
-    /// its time, as the app reads it.
-    private func afterReading() async throws -> Flow {
-        if nextPoll < session.pollTimes.count, session.pollTimes[nextPoll] <= page.now { return .goOn }
-        if session.finishedAt != nil, session.pending.animations == 0, !clock.animating, !clock.timerDue,
-           let target = session.fitTarget {
-            return try await fitting.fit(to: target)
-        }
-        guard session.isSettled(at: page.now) else { return .goOn }
-        if try await fitting.contentShrankBeneathView() { return .again }
-        if !session.needsViewCheck { return .ended(.settled) }
-        return try await fitting.checkViewAtCap()
     }
 
     // MARK: - The end

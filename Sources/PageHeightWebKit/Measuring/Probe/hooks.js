@@ -1,6 +1,9 @@
 // The hooks (see ProbeScript.swift): run at document start in the page's own world, in every
 // frame, as the body of a function whose prologue defines STATE_EVENT, CLOCK_EVENT,
-// VIRTUAL_CLOCK and DEVICE.
+// VIRTUAL_CLOCK and DEVICE. They tell the probe what the page has outstanding (timers, requests,
+// frames), and on the virtual clock they own the page's time: a reader app's rules take seconds
+// of page time, which the virtual clock lets pass at the speed of layout instead of waiting for
+// them (why and how: "the virtual clock", below).
 //
 // --- what the page can change ----------------------------------------------------------------
 // The hooks share the page's world: every global, prototype and method they call after document
@@ -187,11 +190,6 @@ let requests = 0;
 let workers = 0;                   // dedicated workers started and not ended (see "workers")
 let queued = false;
 let causes = [];
-// The virtual clock's jumps so far (ms), its earliest due timer (virtual ms, or null), and the
-// animation frame callbacks waiting for a frame.
-let offset = 0;
-let nextDue = () => null;
-let framesWaiting = () => 0;
 // --- frames --------------------------------------------------------------------------------
 // Every frame's timers and requests are the page's. A child frame tells its parent what it and
 // its own children have outstanding by a tagged `postMessage` (FRAME_STATE; due times on the
@@ -228,7 +226,7 @@ function state(cause) {
     if (child.next !== null && (childNext === null || child.next - origin < childNext)) childNext = child.next - origin;
   }]);
   for (let i = 0; i < gone.length; i++) apply(mapDelete, children, [gone[i]]);
-  if (VIRTUAL_CLOCK) { s.offset = offset; s.next = next; s.childNext = childNext; s.animationFrames = framesWaiting(); }
+  if (VIRTUAL_CLOCK) { s.offset = clock.offset; s.next = next; s.childNext = childNext; s.animationFrames = framesWaiting(); }
   return s;
 }
 // The state as JSON text, written by hand: numbers and one string.
@@ -330,6 +328,427 @@ if (isChild) {
   listen(window, CLOCK_EVENT, (e) => {
     stop(e);
     tellProbe(state(null));
+  }, true);
+}
+
+// --- the virtual clock ---------------------------------------------------------------------
+// Why it exists: the rules measure a page on a reader app's schedule, over seconds of page time
+// (polls up to 5.3 s after the load, a page's timers that change it at 10 s, a quiet window after
+// the last change). Waited for in real time, every page would take as long as its slowest timer.
+// On the virtual clock nothing waits for idle time: whenever the page is idle, the driver jumps
+// its clock to its next timer or to the rules' next step, so the same rules run on the page's own
+// time, at the speed of layout, and the page cannot tell.
+//
+// The page's time is real time plus `offset`, the sum of the jumps the probe asked for: it never
+// runs slower than real time, so a page that waits for `Date.now()` to pass a moment still ends.
+// `Date.now()`, `new Date()`, `Date()`, `performance.now()` and the timestamps
+// `requestAnimationFrame` callbacks receive all read it; `new Date(x)`, `Date.UTC`, `Date.parse`,
+// `Date.prototype` and `instanceof Date` are the engine's own. `requestIdleCallback`, where the
+// engine has it, is left alone: its callbacks read the clock through `performance.now()`, and its
+// deadline is relative. Still real: `Event.timeStamp`, `document.timeline`, and workers' clocks
+// (no user script runs in a worker).
+//
+// Timers (`setTimeout`, `setInterval`, their `clear*`, one id space) are kept here with a
+// virtual due time; one native timer is armed for the earliest, and each due timer runs in a
+// task of its own (so microtasks and rendering come between two of them, as in a browser), in
+// due order, equal dues in creation order. As in the engine, a timer set from a timer nested more
+// than five deep waits at least 4 ms.
+//
+// Animation frames (`requestAnimationFrame`, `cancelAnimationFrame`, their `webkit` names) are
+// kept here too, in request order. A frame runs every callback requested before it, with the
+// frame's time (virtual ms), each on its own (what one throws is reported and the next runs). The
+// engine's frames run them in real time; and the driver can step the clock frame by frame (a
+// jump with `frame`: the clock moves, then a frame runs at once, in the jump's dispatch), as
+// Chromium's virtual time with frame control does. While the driver steps, the engine's own
+// frames hold the callbacks (`FRAME_HOLD` ms of real time after each step), so a frame-counted
+// animation gets one frame per step, and none between.
+//
+// A jump: the probe dispatches CLOCK_EVENT on `window` with detail `{"to": virtual ms}` (DOM
+// events reach every world), and `"frame": true` for a frame after it. The listener, registered
+// before any script of the page, moves the clock forward (never back), moves every running
+// animation by the same amount times its rate (CSS transitions and animations, Web Animations,
+// infinite ones too: seeking them gives the state they would have reached, so nothing waits for
+// them in real time, and an infinite one that changes the height reads at a poll as it would in
+// real time; forward to its end at most, backward to its start), re-arms the native timer, runs the
+// frame, and tells the probe the new state at once, before the probe's dispatch returns. Timers
+// that became due run in the tasks that follow, each seeing the jumped time, as timers run late in
+// a busy browser, never early; a driver that jumps to `next` one timer at a time has each see its
+// own due time. A jump with `"run": true` (a run) does that here, without a round trip per timer:
+// the clock goes to the earliest due timer, the timer runs in its task, the clock goes to the
+// next one due by `to`, and so on, then to `to`; while it goes on `next` is due (not after `now`),
+// and the probe hears of it when it ends and when a tick sets or clears a one-shot timer, not
+// after every periodic tick.
+// The driver runs so only over this frame's periodic timers (a child frame's timers and a pending
+// one-shot timer each get a jump of their own).
+//
+// Frames: the hooks run in every frame, and every frame's page time is the same: real time plus
+// the one offset. A frame forwards each jump to its child frames by `postMessage` of its offset,
+// tagged (`FRAME_TAG`), which a child's hooks take only from its parent, before any listener of
+// the page sees it; a frame asks its parent for the offset when it starts. Both take a task: a
+// child frame's scripts that run before that answer, or before a forwarded jump arrives, read a
+// clock behind their parent's. A child's timers reach the probe through its parents (see
+// "frames" above), so the driver jumps to them as to the top frame's; one that comes due runs
+// once the forwarded jump has arrived, and the driver waits for that (the top frame's `next`
+// stays due until the child told it ran). A child frame's animation frames are the engine's.
+//
+// A page can dispatch CLOCK_EVENT, or post the tagged message to its own frames, itself: all it
+// can do so is move its own clock forward, which it could as well do by waiting, or run its own
+// animation frames early.
+//
+// In code: `clock` below is the clock's whole state; `installVirtualClock` puts its parts in the
+// page's place in order: Date and performance.now (`installVirtualDate`), animation frames
+// (`installAnimationFrames`), timers (`installTimers`), then the jumps (`listenForJumps`), which
+// move the clock (`moveTo`), seek the animations (`advanceAnimations`) and forward the offset to
+// the child frames (`forwardToFrames`). The real clock's hooks read `clock.offset` (0 there).
+const FRAME_TAG = '__pageheightClockOffset';
+const FRAME_ASK = '__pageheightClockAsk';
+// Long enough that a busy machine's round trip between two of the driver's steps does not let
+// an engine frame in (a frame-counted animation would then count one more, differently each run).
+const FRAME_HOLD = 500;
+// A task for a timer already due: a message this window posts to itself, taken before any
+// listener of the page sees it (the clock's message listener, `listenForJumps`). Not a
+// MessageChannel's: WebKit carries those through the UI process, a round trip per timer that a
+// loop of 4 ms ticks pays on every one.
+const TASK_TAG = '__pageheightTimerTask';
+const clock = {
+  offset: 0,                       // the jumps so far (ms): the page's time is real time plus this
+  // Animation frames.
+  frames: new NativeMap(),         // id -> callback, in request order
+  lastFrameId: 0,
+  engineFrameRequested: false,     // a frame of the engine's is requested
+  steppedAt: -Infinity,            // real ms of the driver's last frame step
+  // Timers.
+  timers: new NativeMap(),         // id -> { id, due, order, handler, args, delay, repeat, nesting }
+  // The timers in due order (equal dues in creation order), `{t, due, order}`: an entry whose
+  // timer was cleared, or re-armed since (a periodic one), is dropped when it comes to the top.
+  queue: [],
+  lastId: 0,
+  lastOrder: 0,
+  nesting: 0,                      // nesting level of the timer callback running now (0: none)
+  armed: null,                     // { handle, due } of the native timer, or null
+  posted: false,                   // a task is queued for a timer already due
+  runUntil: null,                  // virtual ms, while a run goes on (`startRun`)
+  // Animations: each outermost <svg>'s own clock (SMIL), a live list made when the clock is installed.
+  svgRoots: [],
+};
+const virtualNow = () => now() + clock.offset;
+const nativeFrame = window.requestAnimationFrame;
+const nativeCancelFrame = window.cancelAnimationFrame;
+const getAnimations = Document.prototype.getAnimations;
+const animationProto = window.Animation ? Animation.prototype : null;
+const animationPlayState = getter(animationProto, 'playState');
+const animationRate = getter(animationProto, 'playbackRate');
+const animationEffect = getter(animationProto, 'effect');
+const animationTime = animationProto ? describe(animationProto, 'currentTime') : null;
+const computedTiming = window.AnimationEffect ? AnimationEffect.prototype.getComputedTiming : null;
+const svgProto = window.SVGSVGElement ? SVGSVGElement.prototype : null;
+const svgTime = svgProto && svgProto.getCurrentTime, svgSetTime = svgProto && svgProto.setCurrentTime;
+const svgPaused = svgProto && svgProto.animationsPaused, svgOwner = svgProto ? getter(SVGElement.prototype, 'ownerSVGElement') : null;
+
+function installVirtualClock() {
+  installVirtualDate();
+  installAnimationFrames();
+  installTimers();
+  clock.svgRoots = (() => { try { return apply(Document.prototype.getElementsByTagNameNS, document, ['http://www.w3.org/2000/svg', 'svg']); } catch (e) { return []; } })();
+  listenForJumps();
+  if (isChild) postTo(parentWindow, { [FRAME_ASK]: true });
+}
+
+// --- Date and performance.now ---
+// Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
+// own, they have no `prototype` and cannot be called with `new`; their `length` is the engine's.
+function installVirtualDate() {
+  const NativeDate = window.Date;
+  const nativeDateNow = NativeDate.now;
+  const dateText = NativeDate.prototype.toString;
+  const nativePerformanceNow = Performance.prototype.now;
+  // The date is read off the same clock as the timers: the wall clock's reading against this
+  // frame's monotonic clock, taken once, then the monotonic clock. Read off the wall clock each
+  // time, a date taken before a timer and one taken in it could be less apart than the timer's
+  // delay (the two clocks drift apart, each is rounded its own way), and a page that checks how
+  // long its timer took decided differently from run to run.
+  const dateOrigin = apply(nativeDateNow, NativeDate, []) - now();
+  const virtualEpoch = () => mathFloor(dateOrigin + virtualNow());
+  const VirtualDate = function Date() {
+    if (new.target === undefined) return apply(dateText, construct(NativeDate, [virtualEpoch()]), []);
+    return construct(NativeDate, arguments.length ? arrayOf(arguments, 0) : [virtualEpoch()], new.target);
+  };
+  standIn(VirtualDate, NativeDate);
+  replace(VirtualDate, 'now', disguise({ now() { return virtualEpoch(); } }.now, nativeDateNow));
+  replace(window, 'Date', disguise(VirtualDate, NativeDate));
+  replace(Performance.prototype, 'now', disguise({ now() { return apply(nativePerformanceNow, this, []) + clock.offset; } }.now,
+                                                 nativePerformanceNow));
+}
+
+// --- animation frames ---
+function framesWaiting() { return apply(mapSize, clock.frames, []); }
+function runFrame(time) {
+  const callbacks = mapValues(clock.frames);
+  apply(mapClear, clock.frames, []);
+  for (let i = 0; i < callbacks.length; i++) {
+    try { apply(callbacks[i], window, [time]); } catch (error) { try { reportError(error); } catch (e) {} }
+  }
+}
+function engineFrame(t) {
+  clock.engineFrameRequested = false;
+  if (!framesWaiting()) return;
+  if (now() - clock.steppedAt < FRAME_HOLD) return requestEngineFrame();
+  runFrame(t + clock.offset);
+}
+function requestEngineFrame() {
+  if (clock.engineFrameRequested || !nativeFrame) return;
+  clock.engineFrameRequested = true;
+  try { apply(nativeFrame, window, [engineFrame]); } catch (e) { clock.engineFrameRequested = false; }
+}
+function installAnimationFrames() {
+  if (!nativeFrame) return;
+  // One function per name (each has its own name and text), as the engine's.
+  const request = (callback) => {
+    if (typeof callback !== 'function') return apply(nativeFrame, window, [callback]); // the engine's TypeError
+    const id = ++clock.lastFrameId;
+    apply(mapSet, clock.frames, [id, callback]);
+    requestEngineFrame();
+    return id;
+  };
+  const cancel = (id) => { apply(mapDelete, clock.frames, [NativeNumber(id)]); };
+  replace(window, 'requestAnimationFrame',
+          disguise({ requestAnimationFrame(callback) { return request(callback); } }.requestAnimationFrame, nativeFrame));
+  if (nativeCancelFrame) {
+    replace(window, 'cancelAnimationFrame',
+            disguise({ cancelAnimationFrame(id) { cancel(id); } }.cancelAnimationFrame, nativeCancelFrame));
+  }
+  if (typeof window.webkitRequestAnimationFrame === 'function') {
+    replace(window, 'webkitRequestAnimationFrame', disguise({ webkitRequestAnimationFrame(callback) { return request(callback); } }
+      .webkitRequestAnimationFrame, window.webkitRequestAnimationFrame));
+  }
+  if (typeof window.webkitCancelAnimationFrame === 'function') {
+    replace(window, 'webkitCancelAnimationFrame', disguise({ webkitCancelAnimationFrame(id) { cancel(id); } }
+      .webkitCancelAnimationFrame, window.webkitCancelAnimationFrame));
+  }
+}
+
+// --- timers ---
+const postTask = () => postTo(window, { [TASK_TAG]: true });
+const runsFirst = (a, b) => a.due < b.due || (a.due === b.due && a.order < b.order);
+function enqueue(t) { heapPush(clock.queue, { t: t, due: t.due, order: t.order }, runsFirst); }
+function earliest() {
+  while (clock.queue.length) {
+    const top = clock.queue[0];
+    if (apply(mapGet, clock.timers, [top.t.id]) === top.t && top.due === top.t.due && top.order === top.t.order) return top.t;
+    heapPop(clock.queue, runsFirst);
+  }
+  return null;
+}
+// The earliest due timer (virtual ms), or null.
+function nextDue() { const first = earliest(); return first ? first.due : null; }
+// While any timer is set, the native timer is armed or a task is posted: a new timer needs a
+// look only when it is due before the armed one.
+function arm(first = earliest()) {
+  if (!first) return;
+  const wait = first.due - virtualNow();
+  if (wait <= 0) {
+    if (!clock.posted) { clock.posted = true; postTask(); }
+    return;
+  }
+  if (clock.armed && clock.armed.due <= first.due) return; // it fires first, and re-arms
+  if (clock.armed) nativeClearTimeout(clock.armed.handle);
+  clock.armed = { handle: nativeSetTimeout(() => { clock.armed = null; runDue(); }, mathCeil(wait)), due: first.due };
+}
+function rearm() {
+  if (clock.armed) { nativeClearTimeout(clock.armed.handle); clock.armed = null; }
+  arm();
+}
+function runDue() {
+  const t = earliest();
+  if (!t || t.due > virtualNow()) {
+    if (clock.runUntil !== null) {
+      continueRun();
+      if (clock.runUntil === null) tell(null); // the run ended here: the probe learns its state
+    }
+    return arm();
+  }
+  if (t.repeat === null) {
+    apply(mapDelete, clock.timers, [t.id]);
+  } else {
+    t.nesting++;
+    t.due = virtualNow() + (t.nesting > 5 ? mathMax(t.repeat, 4) : t.repeat);
+    t.order = ++clock.lastOrder;
+    enqueue(t);
+  }
+  const oneShot = apply(mapDelete, timers, [t.id]);
+  arm(); // the next due timer gets a task of its own, whatever this one does
+  const outerNesting = clock.nesting, outerDelay = runningTimerDelay;
+  clock.nesting = t.nesting;
+  runningTimerDelay = t.repeat === null ? t.delay : null;
+  try {
+    runHandler(t.handler, t.args);
+  } finally {
+    clock.nesting = outerNesting;
+    runningTimerDelay = outerDelay;
+    if (clock.runUntil !== null) continueRun();
+    // In a run the probe learns the state at its end: a periodic tick in the middle changes no
+    // pending work (a one-shot timer it sets or clears tells).
+    if (clock.runUntil === null || oneShot) tell('timer');
+  }
+}
+// A run (a jump with `run`): the clock goes to each timer due by `clock.runUntil` in turn, each
+// running in its own task at its own due time, then to `clock.runUntil`.
+function startRun(to) {
+  const first = earliest();
+  if (first && first.due <= to) {
+    clock.runUntil = to;
+    if (!moveTo(clock.offset + (first.due - virtualNow()))) arm();
+  } else {
+    moveTo(clock.offset + (to - virtualNow()));
+  }
+}
+function continueRun() {
+  const first = earliest();
+  if (first && first.due <= clock.runUntil) {
+    if (first.due > virtualNow()) moveTo(clock.offset + (first.due - virtualNow()));
+    return;
+  }
+  const to = clock.runUntil;
+  clock.runUntil = null;
+  if (to > virtualNow()) moveTo(clock.offset + (to - virtualNow()));
+}
+// `pending` false: a timer the settle rule does not wait for (an `AbortSignal.timeout`'s).
+function addTimer(handler, delay, args, repeating, pending = true) {
+  const ms = mathMax(0, NativeNumber(delay) | 0); // the engine's conversion (WebIDL long): Infinity is 0
+  const level = clock.nesting + 1;
+  const id = ++clock.lastId;
+  const t = { id: id, due: virtualNow() + (level > 5 ? mathMax(ms, 4) : ms), order: ++clock.lastOrder, handler: handler,
+              args: args, delay: ms, repeat: repeating ? ms : null, nesting: level };
+  apply(mapSet, clock.timers, [id, t]);
+  enqueue(t);
+  // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
+  const oneShot = pending && !repeating && !(runningTimerDelay !== null && runningTimerDelay === ms);
+  if (oneShot) pend(id, t.due);
+  if (!clock.posted && !(clock.armed && clock.armed.due <= t.due)) arm(t);
+  if (clock.runUntil === null || oneShot) tell(null);
+  return id;
+}
+function clearTimer(id) {
+  const key = NativeNumber(id);
+  if (!apply(mapDelete, clock.timers, [key])) return;
+  apply(mapDelete, timers, [key]);
+  tell(null);
+}
+function installTimers() {
+  replace(window, 'setTimeout', disguise({ setTimeout(handler) { return addTimer(handler, arguments[1], arrayOf(arguments, 2), false); } }.setTimeout,
+                                         window.setTimeout));
+  replace(window, 'setInterval', disguise({ setInterval(handler) { return addTimer(handler, arguments[1], arrayOf(arguments, 2), true); } }.setInterval,
+                                          window.setInterval));
+  replace(window, 'clearTimeout', disguise({ clearTimeout(id = 0) { clearTimer(id); } }.clearTimeout, window.clearTimeout));
+  replace(window, 'clearInterval', disguise({ clearInterval(id = 0) { clearTimer(id); } }.clearInterval, window.clearInterval));
+  // `AbortSignal.timeout(ms)`: a signal that one of these timers aborts, so that the clock moves
+  // it as it moves `setTimeout` (the engine's runs on the real clock). Bad input gets the
+  // engine's own error: the native function checks it first (its own signal is left to lapse).
+  if (window.AbortSignal && typeof AbortSignal.timeout === 'function' && typeof window.AbortController === 'function') {
+    const nativeTimeout = AbortSignal.timeout;
+    const NativeController = window.AbortController;
+    const abort = AbortController.prototype.abort;
+    const signalOf = getter(AbortController.prototype, 'signal');
+    const NativeDOMException = window.DOMException;
+    replace(AbortSignal, 'timeout', disguise({ timeout(ms) {
+      apply(nativeTimeout, AbortSignal, [ms]);
+      const controller = construct(NativeController, []);
+      addTimer(() => apply(abort, controller, [construct(NativeDOMException, ['The operation timed out.', 'TimeoutError'])]),
+               ms, [], false, false);
+      return read(signalOf, controller, 'signal');
+    } }.timeout, nativeTimeout));
+  }
+}
+
+// --- animations ---
+// SVG animations (SMIL) run on each outermost <svg>'s own clock: moved with the page's.
+function advanceSVG(delta) {
+  if (!svgSetTime) return;
+  const roots = clock.svgRoots;
+  for (let i = 0; i < roots.length; i++) {
+    const root = roots[i];
+    try {
+      if (read(svgOwner, root, 'ownerSVGElement') || apply(svgPaused, root, [])) continue;
+      apply(svgSetTime, root, [apply(svgTime, root, []) + delta / 1000]);
+    } catch (e) {}
+  }
+}
+function advanceAnimations(delta) {
+  try { advanceSVG(delta); } catch (e) {}
+  if (!getAnimations) return;
+  const list = apply(getAnimations, document, []);
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i];
+    try {
+      const rate = read(animationRate, a, 'playbackRate');
+      if (read(animationPlayState, a, 'playState') !== 'running' || !(rate > 0 || rate < 0)) continue;
+      const at = animationTime ? apply(animationTime.get, a, []) : a.currentTime;
+      const e = read(animationEffect, a, 'effect');
+      if (at === null || !e || !computedTiming) continue;
+      const end = apply(computedTiming, e, []).endTime;
+      // Forward to its end at most (none for an infinite one), backward to its start.
+      const moved = NativeNumber(at) + delta * rate;
+      const to = rate > 0 ? (isFiniteNumber(end) ? mathMin(moved, end) : moved) : mathMax(moved, 0);
+      if (animationTime) apply(animationTime.set, a, [to]); else a.currentTime = to;
+    } catch (e) {}
+  }
+}
+
+// --- frame forwarding ---
+function forwardToFrames() {
+  const count = read(windowLength, window, 'length');
+  for (let i = 0; i < count; i++) {
+    try { postTo(window[i], { [FRAME_TAG]: clock.offset }); } catch (e) {}
+  }
+}
+
+// --- jumps ---
+// Each step goes on whatever the one before threw: the clock has moved, so the timers must be
+// re-armed and the child frames told.
+function moveTo(newOffset) {
+  const delta = newOffset - clock.offset;
+  if (!(delta > 0) || !isFiniteNumber(delta)) return false;
+  clock.offset = newOffset;
+  try { advanceAnimations(delta); } catch (e) {}
+  try { rearm(); } catch (e) {}
+  try { forwardToFrames(); } catch (e) {}
+  return true;
+}
+// The probe's jumps (CLOCK_EVENT), and the messages of the clock: a due timer's task, the
+// parent's offset, a child's question for it.
+function listenForJumps() {
+  listen(window, CLOCK_EVENT, (e) => {
+    stop(e);
+    let request = null;
+    try { request = parseJSON(read(eventDetail, e, 'detail')); } catch (error) {}
+    try {
+      if (request && typeof request.to === 'number' && isFiniteNumber(request.to)) {
+        if (request.run === true) startRun(request.to); else moveTo(clock.offset + (request.to - virtualNow()));
+      }
+      if (request && request.frame === true && framesWaiting()) { clock.steppedAt = now(); runFrame(virtualNow()); }
+    } finally {
+      // The probe reads the new state before its dispatch returns (without `to`: only that).
+      tellProbe(state(null));
+    }
+  }, true);
+  listen(window, 'message', (e) => {
+    let data, source;
+    try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
+    if (!data || typeof data !== 'object') return;
+    if (source === window && data[TASK_TAG] === true) {
+      stop(e);
+      clock.posted = false;
+      runDue();
+    } else if (source === parentWindow && source !== window && typeof data[FRAME_TAG] === 'number') {
+      stop(e);
+      moveTo(data[FRAME_TAG]);
+    } else if (data[FRAME_ASK] === true && source && source !== window) {
+      let mine = false;
+      try { mine = source.parent === window; } catch (error) {}
+      if (!mine) return;
+      stop(e);
+      postTo(source, { [FRAME_TAG]: clock.offset });
+    }
   }, true);
 }
 
@@ -521,8 +940,6 @@ if (VIRTUAL_CLOCK && typeof window.Animation === 'function') {
   standIn(MadeAnimation, NativeAnimation);
   replace(window, 'Animation', disguise(MadeAnimation, NativeAnimation));
 }
-const animationState = window.Animation ? getter(Animation.prototype, 'playState') : null;
-const animationEffect = window.Animation ? getter(Animation.prototype, 'effect') : null;
 const effectTarget = window.KeyframeEffect ? getter(KeyframeEffect.prototype, 'target') : null;
 const connected = getter(Node.prototype, 'isConnected');
 const mediaPaused = window.HTMLMediaElement ? getter(HTMLMediaElement.prototype, 'paused') : null;
@@ -547,7 +964,7 @@ function heldBy() {
   if (playing(videos) || playing(audios)) return 'media playing';
   for (let i = 0; i < made.length; i++) {
     try {
-      const state = read(animationState, made[i], 'playState');
+      const state = read(animationPlayState, made[i], 'playState');
       if (state !== 'running') continue;
       const effect = read(animationEffect, made[i], 'effect');
       const target = effect ? read(effectTarget, effect, 'target') : null;
@@ -596,388 +1013,6 @@ if (typeof Document.prototype.startViewTransition !== 'function') {
   apply(weakSet, nativeText, [startViewTransition, 'function startViewTransition() {\n    [native code]\n}']);
   defineProperty(Document.prototype, 'startViewTransition',
                  { value: startViewTransition, writable: true, enumerable: true, configurable: true });
-}
-
-// --- the virtual clock ---------------------------------------------------------------------
-// The page's time is real time plus `offset`, the sum of the jumps the probe asked for: it never
-// runs slower than real time, so a page that waits for `Date.now()` to pass a moment still ends.
-// `Date.now()`, `new Date()`, `Date()`, `performance.now()` and the timestamps
-// `requestAnimationFrame` callbacks receive all read it; `new Date(x)`, `Date.UTC`, `Date.parse`,
-// `Date.prototype` and `instanceof Date` are the engine's own. `requestIdleCallback`, where the
-// engine has it, is left alone: its callbacks read the clock through `performance.now()`, and its
-// deadline is relative. Still real: `Event.timeStamp`, `document.timeline`, and workers' clocks
-// (no user script runs in a worker).
-//
-// Timers (`setTimeout`, `setInterval`, their `clear*`, one id space) are kept here with a
-// virtual due time; one native timer is armed for the earliest, and each due timer runs in a
-// task of its own (so microtasks and rendering come between two of them, as in a browser), in
-// due order, equal dues in creation order. As in the engine, a timer set from a timer nested more
-// than five deep waits at least 4 ms.
-//
-// Animation frames (`requestAnimationFrame`, `cancelAnimationFrame`, their `webkit` names) are
-// kept here too, in request order. A frame runs every callback requested before it, with the
-// frame's time (virtual ms), each on its own (what one throws is reported and the next runs). The
-// engine's frames run them in real time; and the driver can step the clock frame by frame (a
-// jump with `frame`: the clock moves, then a frame runs at once, in the jump's dispatch), as
-// Chromium's virtual time with frame control does. While the driver steps, the engine's own
-// frames hold the callbacks (`FRAME_HOLD` ms of real time after each step), so a frame-counted
-// animation gets one frame per step, and none between.
-//
-// A jump: the probe dispatches CLOCK_EVENT on `window` with detail `{"to": virtual ms}` (DOM
-// events reach every world), and `"frame": true` for a frame after it. The listener, registered
-// before any script of the page, moves the clock forward (never back), moves every running
-// animation by the same amount times its rate (CSS transitions and animations, Web Animations,
-// infinite ones too: seeking them gives the state they would have reached, so nothing waits for
-// them in real time, and an infinite one that changes the height reads at a poll as it would in
-// real time; forward to its end at most, backward to its start), re-arms the native timer, runs the
-// frame, and tells the probe the new state at once, before the probe's dispatch returns. Timers
-// that became due run in the tasks that follow, each seeing the jumped time, as timers run late in
-// a busy browser, never early; a driver that jumps to `next` one timer at a time has each see its
-// own due time. A jump with `"run": true` (a run) does that here, without a round trip per timer:
-// the clock goes to the earliest due timer, the timer runs in its task, the clock goes to the
-// next one due by `to`, and so on, then to `to`; while it goes on `next` is due (not after `now`),
-// and the probe hears of it when it ends and when a tick sets or clears a one-shot timer, not
-// after every periodic tick.
-// The driver runs so only over this frame's periodic timers (a child frame's timers and a pending
-// one-shot timer each get a jump of their own).
-//
-// Frames: the hooks run in every frame, and every frame's page time is the same: real time plus
-// the one offset. A frame forwards each jump to its child frames by `postMessage` of its offset,
-// tagged (`FRAME_TAG`), which a child's hooks take only from its parent, before any listener of
-// the page sees it; a frame asks its parent for the offset when it starts. Both take a task: a
-// child frame's scripts that run before that answer, or before a forwarded jump arrives, read a
-// clock behind their parent's. A child's timers reach the probe through its parents (see
-// "frames" above), so the driver jumps to them as to the top frame's; one that comes due runs
-// once the forwarded jump has arrived, and the driver waits for that (the top frame's `next`
-// stays due until the child told it ran). A child frame's animation frames are the engine's.
-//
-// A page can dispatch CLOCK_EVENT, or post the tagged message to its own frames, itself: all it
-// can do so is move its own clock forward, which it could as well do by waiting, or run its own
-// animation frames early.
-function installVirtualClock() {
-  const FRAME_TAG = '__pageheightClockOffset';
-  const FRAME_ASK = '__pageheightClockAsk';
-  // Long enough that a busy machine's round trip between two of the driver's steps does not let
-  // an engine frame in (a frame-counted animation would then count one more, differently each run).
-  const FRAME_HOLD = 500;
-  const NativeDate = window.Date;
-  const nativeDateNow = NativeDate.now;
-  const dateText = NativeDate.prototype.toString;
-  const nativePerformanceNow = Performance.prototype.now;
-  const nativeFrame = window.requestAnimationFrame;
-  const nativeCancelFrame = window.cancelAnimationFrame;
-  const getAnimations = Document.prototype.getAnimations;
-  const animation = window.Animation ? Animation.prototype : null;
-  const playState = getter(animation, 'playState');
-  const playbackRate = getter(animation, 'playbackRate');
-  const effect = getter(animation, 'effect');
-  const currentTime = animation ? describe(animation, 'currentTime') : null;
-  const computedTiming = window.AnimationEffect ? AnimationEffect.prototype.getComputedTiming : null;
-  const virtualNow = () => now() + offset;
-  // The date is read off the same clock as the timers: the wall clock's reading against this
-  // frame's monotonic clock, taken once, then the monotonic clock. Read off the wall clock each
-  // time, a date taken before a timer and one taken in it could be less apart than the timer's
-  // delay (the two clocks drift apart, each is rounded its own way), and a page that checks how
-  // long its timer took decided differently from run to run.
-  const dateOrigin = apply(nativeDateNow, NativeDate, []) - now();
-  const virtualEpoch = () => mathFloor(dateOrigin + virtualNow());
-
-  // --- Date and performance.now ---
-  // Replacements are methods (`{ now() {...} }.now`), not function expressions: like the engine's
-  // own, they have no `prototype` and cannot be called with `new`; their `length` is the engine's.
-  const VirtualDate = function Date() {
-    if (new.target === undefined) return apply(dateText, construct(NativeDate, [virtualEpoch()]), []);
-    return construct(NativeDate, arguments.length ? arrayOf(arguments, 0) : [virtualEpoch()], new.target);
-  };
-  standIn(VirtualDate, NativeDate);
-  replace(VirtualDate, 'now', disguise({ now() { return virtualEpoch(); } }.now, nativeDateNow));
-  replace(window, 'Date', disguise(VirtualDate, NativeDate));
-  replace(Performance.prototype, 'now', disguise({ now() { return apply(nativePerformanceNow, this, []) + offset; } }.now,
-                                                 nativePerformanceNow));
-
-  // --- animation frames ---
-  const frameCallbacks = new NativeMap(); // id -> callback, in request order
-  let lastFrameId = 0;
-  let nativeRequested = false;
-  let steppedAt = -Infinity;              // real ms of the driver's last frame step
-  framesWaiting = () => apply(mapSize, frameCallbacks, []);
-  function runFrame(time) {
-    const callbacks = mapValues(frameCallbacks);
-    apply(mapClear, frameCallbacks, []);
-    for (let i = 0; i < callbacks.length; i++) {
-      try { apply(callbacks[i], window, [time]); } catch (error) { try { reportError(error); } catch (e) {} }
-    }
-  }
-  function engineFrame(t) {
-    nativeRequested = false;
-    if (!framesWaiting()) return;
-    if (now() - steppedAt < FRAME_HOLD) return requestEngineFrame();
-    runFrame(t + offset);
-  }
-  function requestEngineFrame() {
-    if (nativeRequested || !nativeFrame) return;
-    nativeRequested = true;
-    try { apply(nativeFrame, window, [engineFrame]); } catch (e) { nativeRequested = false; }
-  }
-  if (nativeFrame) {
-    // One function per name (each has its own name and text), as the engine's.
-    const request = (callback) => {
-      if (typeof callback !== 'function') return apply(nativeFrame, window, [callback]); // the engine's TypeError
-      const id = ++lastFrameId;
-      apply(mapSet, frameCallbacks, [id, callback]);
-      requestEngineFrame();
-      return id;
-    };
-    const cancel = (id) => { apply(mapDelete, frameCallbacks, [NativeNumber(id)]); };
-    replace(window, 'requestAnimationFrame',
-            disguise({ requestAnimationFrame(callback) { return request(callback); } }.requestAnimationFrame, nativeFrame));
-    if (nativeCancelFrame) {
-      replace(window, 'cancelAnimationFrame',
-              disguise({ cancelAnimationFrame(id) { cancel(id); } }.cancelAnimationFrame, nativeCancelFrame));
-    }
-    if (typeof window.webkitRequestAnimationFrame === 'function') {
-      replace(window, 'webkitRequestAnimationFrame', disguise({ webkitRequestAnimationFrame(callback) { return request(callback); } }
-        .webkitRequestAnimationFrame, window.webkitRequestAnimationFrame));
-    }
-    if (typeof window.webkitCancelAnimationFrame === 'function') {
-      replace(window, 'webkitCancelAnimationFrame', disguise({ webkitCancelAnimationFrame(id) { cancel(id); } }
-        .webkitCancelAnimationFrame, window.webkitCancelAnimationFrame));
-    }
-  }
-
-  // --- timers ---
-  const virtualTimers = new NativeMap(); // id -> { id, due, order, handler, args, delay, repeat, nesting }
-  let lastId = 0;
-  let lastOrder = 0;
-  let nesting = 0;                 // nesting level of the timer callback running now (0: none)
-  let armed = null;                // { handle, due } of the native timer, or null
-  let posted = false;              // a task is queued for a timer already due
-  // A task for a timer already due: a message this window posts to itself, taken before any
-  // listener of the page sees it (the clock's message listener, below). Not a MessageChannel's:
-  // WebKit carries those through the UI process, a round trip per timer that a loop of 4 ms
-  // ticks pays on every one.
-  const TASK_TAG = '__pageheightTimerTask';
-  const postTask = () => postTo(window, { [TASK_TAG]: true });
-  // The timers in due order (equal dues in creation order), `{t, due, order}`: an entry whose
-  // timer was cleared, or re-armed since (a periodic one), is dropped when it comes to the top.
-  const queue = [];
-  const runsFirst = (a, b) => a.due < b.due || (a.due === b.due && a.order < b.order);
-  function enqueue(t) { heapPush(queue, { t: t, due: t.due, order: t.order }, runsFirst); }
-  function earliest() {
-    while (queue.length) {
-      const top = queue[0];
-      if (apply(mapGet, virtualTimers, [top.t.id]) === top.t && top.due === top.t.due && top.order === top.t.order) return top.t;
-      heapPop(queue, runsFirst);
-    }
-    return null;
-  }
-  nextDue = () => { const first = earliest(); return first ? first.due : null; };
-  // While any timer is set, the native timer is armed or a task is posted: a new timer needs a
-  // look only when it is due before the armed one.
-  function arm(first = earliest()) {
-    if (!first) return;
-    const wait = first.due - virtualNow();
-    if (wait <= 0) {
-      if (!posted) { posted = true; postTask(); }
-      return;
-    }
-    if (armed && armed.due <= first.due) return; // it fires first, and re-arms
-    if (armed) nativeClearTimeout(armed.handle);
-    armed = { handle: nativeSetTimeout(() => { armed = null; runDue(); }, mathCeil(wait)), due: first.due };
-  }
-  function rearm() {
-    if (armed) { nativeClearTimeout(armed.handle); armed = null; }
-    arm();
-  }
-  function runDue() {
-    const t = earliest();
-    if (!t || t.due > virtualNow()) {
-      if (runUntil !== null) {
-        continueRun();
-        if (runUntil === null) tell(null); // the run ended here: the probe learns its state
-      }
-      return arm();
-    }
-    if (t.repeat === null) {
-      apply(mapDelete, virtualTimers, [t.id]);
-    } else {
-      t.nesting++;
-      t.due = virtualNow() + (t.nesting > 5 ? mathMax(t.repeat, 4) : t.repeat);
-      t.order = ++lastOrder;
-      enqueue(t);
-    }
-    const oneShot = apply(mapDelete, timers, [t.id]);
-    arm(); // the next due timer gets a task of its own, whatever this one does
-    const outerNesting = nesting, outerDelay = runningTimerDelay;
-    nesting = t.nesting;
-    runningTimerDelay = t.repeat === null ? t.delay : null;
-    try {
-      runHandler(t.handler, t.args);
-    } finally {
-      nesting = outerNesting;
-      runningTimerDelay = outerDelay;
-      if (runUntil !== null) continueRun();
-      // In a run the probe learns the state at its end: a periodic tick in the middle changes no
-      // pending work (a one-shot timer it sets or clears tells).
-      if (runUntil === null || oneShot) tell('timer');
-    }
-  }
-  // A run (a jump with `run`): the clock goes to each timer due by `runUntil` in turn, each
-  // running in its own task at its own due time, then to `runUntil`.
-  let runUntil = null;             // virtual ms, while a run goes on
-  function startRun(to) {
-    const first = earliest();
-    if (first && first.due <= to) {
-      runUntil = to;
-      if (!moveTo(offset + (first.due - virtualNow()))) arm();
-    } else {
-      moveTo(offset + (to - virtualNow()));
-    }
-  }
-  function continueRun() {
-    const first = earliest();
-    if (first && first.due <= runUntil) {
-      if (first.due > virtualNow()) moveTo(offset + (first.due - virtualNow()));
-      return;
-    }
-    const to = runUntil;
-    runUntil = null;
-    if (to > virtualNow()) moveTo(offset + (to - virtualNow()));
-  }
-  // `pending` false: a timer the settle rule does not wait for (an `AbortSignal.timeout`'s).
-  function add(handler, delay, args, repeating, pending = true) {
-    const ms = mathMax(0, NativeNumber(delay) | 0); // the engine's conversion (WebIDL long): Infinity is 0
-    const level = nesting + 1;
-    const id = ++lastId;
-    const t = { id: id, due: virtualNow() + (level > 5 ? mathMax(ms, 4) : ms), order: ++lastOrder, handler: handler,
-                args: args, delay: ms, repeat: repeating ? ms : null, nesting: level };
-    apply(mapSet, virtualTimers, [id, t]);
-    enqueue(t);
-    // A timer that re-arms itself with the same delay is periodic, like setInterval: not pending.
-    const oneShot = pending && !repeating && !(runningTimerDelay !== null && runningTimerDelay === ms);
-    if (oneShot) pend(id, t.due);
-    if (!posted && !(armed && armed.due <= t.due)) arm(t);
-    if (runUntil === null || oneShot) tell(null);
-    return id;
-  }
-  function clear(id) {
-    const key = NativeNumber(id);
-    if (!apply(mapDelete, virtualTimers, [key])) return;
-    apply(mapDelete, timers, [key]);
-    tell(null);
-  }
-  replace(window, 'setTimeout', disguise({ setTimeout(handler) { return add(handler, arguments[1], arrayOf(arguments, 2), false); } }.setTimeout,
-                                         window.setTimeout));
-  replace(window, 'setInterval', disguise({ setInterval(handler) { return add(handler, arguments[1], arrayOf(arguments, 2), true); } }.setInterval,
-                                          window.setInterval));
-  replace(window, 'clearTimeout', disguise({ clearTimeout(id = 0) { clear(id); } }.clearTimeout, window.clearTimeout));
-  replace(window, 'clearInterval', disguise({ clearInterval(id = 0) { clear(id); } }.clearInterval, window.clearInterval));
-
-  // `AbortSignal.timeout(ms)`: a signal that one of these timers aborts, so that the clock moves
-  // it as it moves `setTimeout` (the engine's runs on the real clock). Bad input gets the
-  // engine's own error: the native function checks it first (its own signal is left to lapse).
-  if (window.AbortSignal && typeof AbortSignal.timeout === 'function' && typeof window.AbortController === 'function') {
-    const nativeTimeout = AbortSignal.timeout;
-    const NativeController = window.AbortController;
-    const abort = AbortController.prototype.abort;
-    const signalOf = getter(AbortController.prototype, 'signal');
-    const NativeDOMException = window.DOMException;
-    replace(AbortSignal, 'timeout', disguise({ timeout(ms) {
-      apply(nativeTimeout, AbortSignal, [ms]);
-      const controller = construct(NativeController, []);
-      add(() => apply(abort, controller, [construct(NativeDOMException, ['The operation timed out.', 'TimeoutError'])]),
-          ms, [], false, false);
-      return read(signalOf, controller, 'signal');
-    } }.timeout, nativeTimeout));
-  }
-
-  // --- jumps ---
-  // SVG animations (SMIL) run on each outermost <svg>'s own clock: moved with the page's.
-  const svgRoots = (() => { try { return apply(Document.prototype.getElementsByTagNameNS, document, ['http://www.w3.org/2000/svg', 'svg']); } catch (e) { return []; } })();
-  const svgProto = window.SVGSVGElement ? SVGSVGElement.prototype : null;
-  const svgTime = svgProto && svgProto.getCurrentTime, svgSetTime = svgProto && svgProto.setCurrentTime;
-  const svgPaused = svgProto && svgProto.animationsPaused, svgOwner = svgProto ? getter(SVGElement.prototype, 'ownerSVGElement') : null;
-  function advanceSVG(delta) {
-    if (!svgSetTime) return;
-    for (let i = 0; i < svgRoots.length; i++) {
-      const root = svgRoots[i];
-      try {
-        if (read(svgOwner, root, 'ownerSVGElement') || apply(svgPaused, root, [])) continue;
-        apply(svgSetTime, root, [apply(svgTime, root, []) + delta / 1000]);
-      } catch (e) {}
-    }
-  }
-  function advanceAnimations(delta) {
-    try { advanceSVG(delta); } catch (e) {}
-    if (!getAnimations) return;
-    const list = apply(getAnimations, document, []);
-    for (let i = 0; i < list.length; i++) {
-      const a = list[i];
-      try {
-        const rate = read(playbackRate, a, 'playbackRate');
-        if (read(playState, a, 'playState') !== 'running' || !(rate > 0 || rate < 0)) continue;
-        const at = currentTime ? apply(currentTime.get, a, []) : a.currentTime;
-        const e = read(effect, a, 'effect');
-        if (at === null || !e || !computedTiming) continue;
-        const end = apply(computedTiming, e, []).endTime;
-        // Forward to its end at most (none for an infinite one), backward to its start.
-        const moved = NativeNumber(at) + delta * rate;
-        const to = rate > 0 ? (isFiniteNumber(end) ? mathMin(moved, end) : moved) : mathMax(moved, 0);
-        if (currentTime) apply(currentTime.set, a, [to]); else a.currentTime = to;
-      } catch (e) {}
-    }
-  }
-  function forward() {
-    const count = read(windowLength, window, 'length');
-    for (let i = 0; i < count; i++) {
-      try { postTo(window[i], { [FRAME_TAG]: offset }); } catch (e) {}
-    }
-  }
-  // Each step goes on whatever the one before threw: the clock has moved, so the timers must be
-  // re-armed and the child frames told.
-  function moveTo(newOffset) {
-    const delta = newOffset - offset;
-    if (!(delta > 0) || !isFiniteNumber(delta)) return false;
-    offset = newOffset;
-    try { advanceAnimations(delta); } catch (e) {}
-    try { rearm(); } catch (e) {}
-    try { forward(); } catch (e) {}
-    return true;
-  }
-  listen(window, CLOCK_EVENT, (e) => {
-    stop(e);
-    let request = null;
-    try { request = parseJSON(read(eventDetail, e, 'detail')); } catch (error) {}
-    try {
-      if (request && typeof request.to === 'number' && isFiniteNumber(request.to)) {
-        if (request.run === true) startRun(request.to); else moveTo(offset + (request.to - virtualNow()));
-      }
-      if (request && request.frame === true && framesWaiting()) { steppedAt = now(); runFrame(virtualNow()); }
-    } finally {
-      // The probe reads the new state before its dispatch returns (without `to`: only that).
-      tellProbe(state(null));
-    }
-  }, true);
-  listen(window, 'message', (e) => {
-    let data, source;
-    try { data = read(messageData, e, 'data'); source = read(messageSource, e, 'source'); } catch (error) { return; }
-    if (!data || typeof data !== 'object') return;
-    if (source === window && data[TASK_TAG] === true) {
-      stop(e);
-      posted = false;
-      runDue();
-    } else if (source === parentWindow && source !== window && typeof data[FRAME_TAG] === 'number') {
-      stop(e);
-      moveTo(data[FRAME_TAG]);
-    } else if (data[FRAME_ASK] === true && source && source !== window) {
-      let mine = false;
-      try { mine = source.parent === window; } catch (error) {}
-      if (!mine) return;
-      stop(e);
-      postTo(source, { [FRAME_TAG]: offset });
-    }
-  }, true);
-  if (isChild) postTo(parentWindow, { [FRAME_ASK]: true });
 }
 
 // --- the device (`--device`) ---
@@ -1096,10 +1131,18 @@ function touchMediaRewriter() {
 // what the page wrote. Left as the desktop answers them: a cross-origin sheet the page cannot read
 // either (`cssRules` throws), and the `cssText` of a rule or sheet, which shows the rewritten text.
 function installTouchStyles(touchMedia) {
-  const original = new NativeWeakMap(); // a MediaList -> the text the page gave it
-  const weakDelete = WeakMap.prototype.delete;
   const mediaTextProperty = window.MediaList && describe(MediaList.prototype, 'mediaText');
   if (!mediaTextProperty || !mediaTextProperty.get || !mediaTextProperty.set) return;
+  const sheets = touchSheetRewriter(touchMedia, mediaTextProperty);
+  answerWithThePagesMediaText(sheets, mediaTextProperty);
+  rewriteScriptMadeSheets(sheets);
+  rewriteDocumentSheetsAsTheyCome(sheets);
+}
+// What rewrites a media list, a rule, a sheet, a `<style>` or `<link>` element, and a document's
+// sheets (`touchMedia`), with the engine's getters it reads them through and the texts the page gave.
+function touchSheetRewriter(touchMedia, mediaTextProperty) {
+  const original = new NativeWeakMap(); // a MediaList -> the text the page gave it
+  const weakDelete = WeakMap.prototype.delete;
   const getMediaText = mediaTextProperty.get, setMediaText = mediaTextProperty.set;
   const getRules = getter(window.CSSStyleSheet && CSSStyleSheet.prototype, 'cssRules');
   const getSheetMedia = getter(window.StyleSheet && StyleSheet.prototype, 'media');
@@ -1166,8 +1209,13 @@ function installTouchStyles(touchMedia) {
       if (isA(node, window.HTMLLinkElement)) return rewriteSheet(read(getLinkSheet, node, 'sheet'));
     } catch (e) {}
   }
-
-  // The page reads back what it wrote.
+  return { touchMedia, original, weakDelete, getMediaText, setMediaText, getRules, getGroupRules, getRuleMedia,
+           NativeMediaRule, NativeGroupingRule, isA, rewriteList, rewriteRule, rewriteSheet, rewriteDocumentSheets,
+           rewriteElement };
+}
+// The page reads back what it wrote: `mediaText`, a media list's string, a media rule's `conditionText`.
+function answerWithThePagesMediaText(sheets, mediaTextProperty) {
+  const { touchMedia, original, weakDelete, getMediaText, setMediaText, getRuleMedia, NativeMediaRule, isA } = sheets;
   const mediaTextGetter = { get mediaText() {
     return apply(weakHas, original, [this]) ? apply(weakGet, original, [this]) : apply(getMediaText, this, []);
   } };
@@ -1203,8 +1251,10 @@ function installTouchStyles(touchMedia) {
       set: conditionProperty.set, enumerable: conditionProperty.enumerable, configurable: true,
     });
   }
-
-  // Rules and sheets that scripts make.
+}
+// Rules and sheets that scripts make, insert, replace, extend or adopt.
+function rewriteScriptMadeSheets(sheets) {
+  const { original, weakDelete, getRules, getGroupRules, NativeGroupingRule, rewriteList, rewriteRule, rewriteSheet } = sheets;
   const afterCall = (proto, name, then) => {
     const native = proto && proto[name];
     if (typeof native !== 'function') return;
@@ -1252,9 +1302,11 @@ function installTouchStyles(touchMedia) {
   };
   adoptedOn(Document.prototype);
   adoptedOn(window.ShadowRoot && ShadowRoot.prototype);
-
-  // Sheets in the document and in shadow roots: `<style>` and `<link>` elements as they are added
-  // or changed, a link's sheet when it (and its imports) loaded, a style's after its imports.
+}
+// Sheets in the document and in shadow roots: `<style>` and `<link>` elements as they are added
+// or changed, a link's sheet when it (and its imports) loaded, a style's after its imports.
+function rewriteDocumentSheetsAsTheyCome(sheets) {
+  const { rewriteElement, rewriteDocumentSheets } = sheets;
   const NativeObserver = window.MutationObserver;
   const observe = NativeObserver && NativeObserver.prototype.observe;
   let observer = null;

@@ -326,7 +326,7 @@ struct FixturePageTests {
     }
 
     /// A page that never stops making garbage has it collected as it goes
-    /// (`PageHeightEngine.garbageBudget`): the web process measuring `error-loop.html` for 3 s
+    /// (`EngineRuntime.garbageBudget`): the web process measuring `error-loop.html` for 3 s
     /// held 52-54 MB of private memory at most, in three runs. With JavaScriptCore's own budget
     /// (`JSC_gcMaxHeapSize=0`) it held 118 MB, and this test fails.
     @Test func anErrorLoopsGarbageIsCollectedAsItGoes() async throws {
