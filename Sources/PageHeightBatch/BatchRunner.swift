@@ -89,6 +89,7 @@ public final class BatchRunner: Sendable {
             report.message = (report.message.map { $0 + "; " } ?? "") + "warning: " + warning
         }
         report.index = entry.index
+        if let template, report.template == nil { report.template = template.name }
         return report
     }
 }

@@ -226,6 +226,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
         report.options.fonts = fonts
         report.fonts = fontSet
+        report.template = page.template
         return report
     }
 

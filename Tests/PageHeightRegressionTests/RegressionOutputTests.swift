@@ -84,7 +84,7 @@ struct RegressionOutputTests {
         #expect(template.inserting("<p>é</p>") == "<!DOCTYPE html><body><p>é</p></body>")
         #expect(throws: TemplateError.self) { try ReaderTemplate(html: "<body></body>") }
         let fragment = RegressionSuiteTests.pages.appendingPathComponent("regression/fragment.html").path
-        guard case .html(let html, let base, _) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
+        guard case .html(let html, let base, _, _) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
             Issue.record("not an HTML page")
             return
         }
@@ -97,11 +97,17 @@ struct RegressionOutputTests {
     @Test func aTemplateFileIsBasedAtItsFolderAndTheFragmentsLinksPointAtTheFragmentsFolder() throws {
         let site = RegressionSuiteTests.pages.appendingPathComponent("templates")
         let template = try ReaderTemplate.load(site.appendingPathComponent("site/template.html").path)
-        guard case .html(let html, let base, let readable) = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path) else {
+        guard case .html(let html, let base, let readable, _) = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path) else {
             Issue.record("not an HTML page")
             return
         }
         let articles = site.appendingPathComponent("articles", isDirectory: true).absoluteString
+        // The report names the article and the template, not the folder the page is based at.
+        let page = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path)
+        #expect(page.url == site.appendingPathComponent("articles/story.html").absoluteString)
+        #expect(page.template == site.appendingPathComponent("site/template.html").path)
+        #expect(try ReaderTemplate.standard.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path).template == "default")
+        #expect(PageSource.html("<p>", baseURL: "file:///tmp/").url == "file:///tmp/" && PageSource.html("<p>", baseURL: "file:///tmp/").template == nil)
         #expect(base == site.appendingPathComponent("site", isDirectory: true).absoluteString)
         #expect(readable == [articles])
         #expect(html.contains(#"<link rel="stylesheet" href="site.css">"#))

@@ -176,4 +176,7 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// What happened after each step (`--then`), in order; the report's other fields are the
     /// page's before the first step. Samples carry the step they belong to.
     public var steps: [StepReport]? = nil
+    /// The reader template the page (an article fragment, named by `url`) was put into: its
+    /// path, or `default` for the built-in one; absent for a page measured as it is.
+    public var template: String? = nil
 }

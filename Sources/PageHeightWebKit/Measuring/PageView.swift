@@ -689,7 +689,7 @@ final class PageView {
             } else {
                 webkit_web_view_load_uri(view, uri)
             }
-        case .html(let html, let base, _):
+        case .html(let html, let base, _, _):
             webkit_web_view_load_html(view, html, base)
         }
     }

@@ -421,7 +421,7 @@ final class MeasurementDriver {
     /// from the loaded main resource (within a second).
     private func pageText() async -> PlainText? {
         switch page.source {
-        case .html(let html, _, _):
+        case .html(let html, _, _, _):
             return PlainText(html: html)
         case .file(let path):
             if let data = FileManager.default.contents(atPath: path) {
