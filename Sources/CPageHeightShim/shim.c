@@ -531,8 +531,29 @@ static gboolean of_current_page(WebKitWebResource *resource, gpointer view) {
     return g_object_get_data(G_OBJECT(resource), page_key) == g_object_get_data(G_OBJECT(view), page_key);
 }
 
+// The current page's requests in flight: resource (a key only, never dereferenced) to its URI.
+static const char *const in_flight_uris_key = "ph-requests-in-flight-uris";
+// How many of the current page's http(s) requests got a response (any status).
+static const char *const answered_key = "ph-requests-answered";
+
+static GHashTable *in_flight_uris(gpointer view) {
+    GHashTable *table = g_object_get_data(G_OBJECT(view), in_flight_uris_key);
+    if (!table) {
+        table = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        g_object_set_data_full(G_OBJECT(view), in_flight_uris_key, table, (GDestroyNotify)g_hash_table_unref);
+    }
+    return table;
+}
+
 static void request_finished(WebKitWebResource *resource, gpointer view) {
     if (!of_current_page(resource, view)) return;
+    g_hash_table_remove(in_flight_uris(view), resource);
+    WebKitURIResponse *response = webkit_web_resource_get_response(resource);
+    const char *uri = webkit_web_resource_get_uri(resource);
+    if (response && webkit_uri_response_get_status_code(response) > 0 && uri && g_str_has_prefix(uri, "http")) {
+        gint answered = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), answered_key));
+        g_object_set_data(G_OBJECT(view), answered_key, GINT_TO_POINTER(answered + 1));
+    }
     gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count > 0 ? count - 1 : 0));
 }
@@ -621,6 +642,7 @@ static void request_started(WebKitWebView *view, WebKitWebResource *resource, We
     g_object_set_data(G_OBJECT(resource), page_key, g_object_get_data(G_OBJECT(view), page_key));
     gint count = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(count + 1));
+    g_hash_table_replace(in_flight_uris(view), resource, g_strndup(webkit_web_resource_get_uri(resource), PH_FAILED_TEXT_KEPT));
     // Disconnected when the view goes first: "finished" comes after "failed" too.
     g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished), view, 0);
     g_signal_connect_object(resource, "finished", G_CALLBACK(request_finished_with_status), view, 0);
@@ -631,6 +653,8 @@ void ph_forget_resources(WebKitWebView *view) {
     gint page = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), page_key));
     g_object_set_data(G_OBJECT(view), page_key, GINT_TO_POINTER(page + 1));
     g_object_set_data(G_OBJECT(view), in_flight_key, GINT_TO_POINTER(0));
+    g_object_set_data(G_OBJECT(view), in_flight_uris_key, NULL);
+    g_object_set_data(G_OBJECT(view), answered_key, GINT_TO_POINTER(0));
     g_object_set_data(G_OBJECT(view), failed_key, NULL);
     g_object_set_data(G_OBJECT(view), failed_total_key, GINT_TO_POINTER(0));
 }
@@ -653,6 +677,19 @@ void ph_track_requests(WebKitWebView *view) {
 
 int ph_requests_in_flight(WebKitWebView *view) {
     return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), in_flight_key));
+}
+
+int ph_requests_in_flight_uris(WebKitWebView *view, const char **uris, int capacity) {
+    GHashTableIter iter;
+    gpointer uri;
+    int count = 0;
+    g_hash_table_iter_init(&iter, in_flight_uris(view));
+    while (count < capacity && g_hash_table_iter_next(&iter, NULL, &uri)) uris[count++] = uri;
+    return count;
+}
+
+int ph_requests_answered(WebKitWebView *view) {
+    return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(view), answered_key));
 }
 
 static void (*display_lost_fn)(void);

@@ -27,8 +27,9 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         }
         let summary = CheckSummary(comparisons)
         let software = softwareNote(baseline: baseline, now: engine.measuredWith, failed: !summary.passed)
-        let wall = String(format: "%.1f", Date().timeIntervalSince(started))
-        try writeJUnit(results, comparisons, of: suite, parsed)
+        let elapsed = Date().timeIntervalSince(started)
+        let wall = String(format: "%.1f", elapsed)
+        try writeJUnit(results, comparisons, of: suite, parsed, wall: elapsed)
         try writeReport(results, comparisons, summary: summary, software: software, of: suite, parsed)
         let resources = ResourceWarnings(results, verbose: parsed.verbose)
         if parsed.update {
@@ -153,12 +154,13 @@ private func measure(_ cases: [RegressionCase], of suite: RegressionSuite, _ par
 
 /// `--junit FILE`: one testcase per case.
 private func writeJUnit(_ results: [RegressionRunner.CaseResult], _ comparisons: [CaseComparison], of suite: RegressionSuite,
-                        _ parsed: CheckArguments) throws(CheckExit) {
+                        _ parsed: CheckArguments, wall: Double) throws(CheckExit) {
     guard let junit = parsed.junit else { return }
     var seconds: [RegressionCase: Double] = [:]
     for result in results { seconds[result.testCase] = result.seconds }
     do {
-        try JUnitReport.xml(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, comparisons: comparisons, seconds: seconds)
+        try JUnitReport.xml(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, comparisons: comparisons, seconds: seconds,
+                             wall: wall)
             .write(toFile: junit, atomically: true, encoding: .utf8)
     } catch {
         standardError("Error: writing the JUnit file \(junit): \(error.localizedDescription)")

@@ -165,7 +165,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         results.started(index, name: names[index] ?? "")
     }, measured: { result in
         await results.record(result.output, index: result.index, name: names[result.index] ?? "", status: result.status,
-                             seconds: result.seconds)
+                             seconds: result.seconds, waitedForNetwork: result.waitedForNetwork)
     }, crashed: { page, message, seconds in
         guard case .entry(let entry) = page else { preconditionFailure("a batch's page is a list entry") }
         let url = (try? PageSource.parse(entry.page, standardInput: { nil }))?.url ?? entry.page

@@ -22,6 +22,9 @@ struct RegressionOutputTests {
         #expect(xml.contains(#"<testcase classname="a&amp;b.html" name="a&amp;b.html (width 320, font 16, zoom 1)" time="0.000"/>"#))
         #expect(xml.contains(#"<failure type="moved" message="card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px (+60 px, +10.0%; tolerance 0 px)">"#))
         #expect(xml.components(separatedBy: "<testcase ").count == 3)
+        // The check's own wall time, when given, is the suite's: its cases ran at once.
+        let timed = JUnitReport.xml(suiteName: "suite.json", comparisons: [moved, passed], seconds: [card: 1.5], wall: 0.9)
+        #expect(timed.contains(#"skipped="0" time="0.900">"#) && timed.contains(#"time="1.500">"#), "\(timed)")
     }
 
     @Test func htmlReportShowsBothHeightsBothTimelinesAndMarksTheChange() {

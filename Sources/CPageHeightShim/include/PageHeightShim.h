@@ -57,6 +57,11 @@ void ph_on_display_lost(void (*fn)(void));
 // tied to the view's lifetime (g_signal_connect_object); counts the view's requests in flight.
 void ph_track_requests(WebKitWebView *view);
 int ph_requests_in_flight(WebKitWebView *view);
+// The URIs of the view's requests in flight (borrowed, valid until the next forget or until they
+// finish: copy them at once), at most `capacity`, in no order; returns how many were written.
+int ph_requests_in_flight_uris(WebKitWebView *view, const char **uris, int capacity);
+// How many of the view's requests since the last forget got an HTTP response (any status).
+int ph_requests_answered(WebKitWebView *view);
 
 // Why: a subresource's "failed" signal and its HTTP status are only reachable through the
 // per-request objects that ph_track_requests connects to; keeps the view's failed subresources

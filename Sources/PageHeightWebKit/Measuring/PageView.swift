@@ -720,6 +720,13 @@ final class PageView {
 
     /// The view's requests (of any frame, any kind) that started and have not finished.
     var requestsInFlight: Int { Int(ph_requests_in_flight(view)) }
+    /// The requests in flight now (their URLs, at most 50) and how many http(s) requests got a response.
+    var requestsAtEnd: PendingRequests {
+        var uris = [UnsafePointer<CChar>?](repeating: nil, count: 50)
+        let count = Int(ph_requests_in_flight_uris(view, &uris, Int32(uris.count)))
+        return PendingRequests(urls: uris.prefix(count).compactMap { $0.map { String(cString: $0) } },
+                               total: requestsInFlight, answered: Int(ph_requests_answered(view)))
+    }
 
     /// Writes a full-document PNG of the current state to `path`; nil, or what went wrong.
     func snapshot(to path: String) async -> String? {

@@ -396,6 +396,10 @@ final class MeasurementDriver {
         builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
         builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [],
                                                           offline: options.offline ? options.offlineMode : nil)
+        if case .timedOut = reason {
+            builder.requestsInFlight = view.requestsAtEnd
+            if let note = builder.requestsInFlight?.note(offline: options.offline) { self.note(note) }
+        }
         if builder.verdict().0 == .fallback { builder.text = await pageText() }
         var report = builder.build()
         if let snapshotPath {
