@@ -34,6 +34,11 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
     static let garbageBudget = 8 << 20
 
+    /// The process's engine, started on first use (display, GTK, web context), with what
+    /// `options` needs of a process (`EngineSettings`: its fonts, its device's scale and font
+    /// families, its languages): `options.device = .iphone` renders at the iPhone's scale 3.
+    /// The first call decides for the process; a later one with other settings throws.
+    ///
     /// The process's engine, started on first use (display, GTK, web context) with `fonts`
     /// (pinned by default). Asking again for other fonts than the running engine's is an error:
     /// fontconfig reads its configuration once per process.
@@ -48,6 +53,13 @@ public final class PageHeightEngine: @unchecked Sendable {
     /// `sandbox` asks for WebKit's sandbox around each web process (`--no-sandbox` turns it off);
     /// where it cannot start, the engine runs without it and says why in `sandbox`. One setting
     /// per process as well.
+    public static func shared(for options: MeasureOptions, sandbox: Bool = true) throws -> PageHeightEngine {
+        let settings = EngineSettings(options)
+        return try shared(fonts: settings.fonts, scale: settings.scale, languages: settings.languages,
+                          families: settings.families, sandbox: sandbox)
+    }
+
+    /// As `shared(for:sandbox:)`, each per-process setting given apart.
     public static func shared(fonts: FontChoice = FontChoice(), scale: Int = 1,
                               languages: [String] = MeasureOptions.defaultLanguages,
                               families: DeviceFonts = .desktop, sandbox: Bool = true) throws -> PageHeightEngine {
@@ -203,7 +215,8 @@ public final class PageHeightEngine: @unchecked Sendable {
             let device = options.deviceProfile
             report = ReportBuilder.inputError(url: page.url, message: "this measurement's device (\(device.name.rawValue)) renders "
                 + "at scale \(device.engineScale); the engine renders at scale \(scale) (one scale per process: start "
-                + "the engine with the device's scale)", options: options)
+                + "the engine for these options, PageHeightEngine.shared(for: options), or with "
+                + "PageHeightEngine.shared(scale: \(device.engineScale)))", options: options)
         } else if options.languages ?? MeasureOptions.defaultLanguages != languages {
             report = ReportBuilder.inputError(url: page.url, message: "this measurement asks for the languages "
                 + (options.languages ?? MeasureOptions.defaultLanguages).joined(separator: ",") + "; the engine asks for "

@@ -83,9 +83,7 @@ func run() async -> Int32 {
 func startEngine(for options: MeasureOptions, sandbox: Bool) -> PageHeightEngine? {
     let engine: PageHeightEngine
     do {
-        engine = try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
-                                             languages: options.languages ?? MeasureOptions.defaultLanguages,
-                                             families: DeviceFonts.of(options.deviceProfile.name), sandbox: sandbox)
+        engine = try PageHeightEngine.shared(for: options, sandbox: sandbox)
     } catch {
         StandardError.write("Error: the engine could not start: \(error)\n")
         return nil
