@@ -32,6 +32,8 @@ struct CommandLineTests {
 
     @Test(arguments: [
         (["--bogus", "a.html"], "Error: unknown option '--bogus'"),
+        (["--widht", "390", "a.html"], "Error: unknown option '--widht' (did you mean '--width'?)"),
+        (["batch", "--jbos", "2", "list.txt"], "Error: unknown option '--jbos' (did you mean '--jobs'?)"),
         (["--width", "-5", "a.html"], "Error: '--width' must be between 1 and 100000, got -5"),
         ([String](), "Error: missing page (a file, a URL, or - for stdin)"),
         (["no/such/page.html"], "Error: no such file: "),

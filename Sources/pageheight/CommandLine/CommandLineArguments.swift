@@ -23,6 +23,9 @@ struct CommandLineArguments: RunOptionArguments, Equatable, Sendable {
 
     init() {}
 
+    /// The options read here (besides the run and measuring options), for "did you mean".
+    static let ownSwitches = ["--version", "--snapshot", "--out", "-o", "--resume", "--retries", "--fonts", "--font-dir", "--shard"]
+
     var runOptionCommand: RunOption.Command { command == .batch ? .batch : .measure }
 
     /// Parses `arguments` (without the program name). Accepts `--name value` and `--name=value`;
@@ -48,7 +51,10 @@ struct CommandLineArguments: RunOptionArguments, Equatable, Sendable {
             case "--shard":
                 result.shard = try given.value(Shard.init(parsing:), refusal: { "'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\($0)'" })
             default:
-                guard let option = MeasuringOption.named(given.name) else { throw UsageError("unknown option '\(given.name)'") }
+                guard let option = MeasuringOption.named(given.name) else {
+                    throw UsageError.unknownOption(given.name, known: Self.ownSwitches + RunOption.all.flatMap(\.switches)
+                        + MeasuringOption.allSwitches)
+                }
                 try option.read(&given, &result.options)
             }
             if result.command == .measure, Self.batchOptions.contains(given.name) {

@@ -59,7 +59,10 @@ struct TuneArguments: RunOptionArguments, Equatable, Sendable {
                 guard let seconds = Double(text), seconds.isFinite else { throw UsageError("'--max-final' takes seconds, not '\(text)'") }
                 result.maxFinal = seconds
             case "--all": try only(.tune); result.allRows = true
-            default: throw UsageError("unknown option '\(given.name)'")
+            default:
+                throw UsageError.unknownOption(given.name, known: ["--schedule", "--threshold", "--fit", "--no-fit", "--candidate",
+                    "--thresholds", "--polls", "--first", "--growth", "--last", "--report", "--max-final", "--all"]
+                    + RunOption.all.flatMap(\.switches))
             }
         }
         if replayed.contains("--schedule") { result.schedule = replayed.parsed.schedule }
