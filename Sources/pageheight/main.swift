@@ -104,7 +104,7 @@ func usageError(_ message: String) -> Int32 {
 func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) async -> Int32 {
     var list: PageList
     do {
-        list = try PageList.read(arguments.pages[0])
+        list = try PageList.read(arguments.pages[0], glob: arguments.glob)
     } catch {
         return usageError("the list: \(error)")
     }
