@@ -25,12 +25,16 @@ const nativeFrame = window.requestAnimationFrame ? window.requestAnimationFrame.
 const queue = (fn) => nativeFrame ? nativeFrame(fn) : nativeSetTimeout(fn, 16);
 
 // --- metrics -----------------------------------------------------------------------------
+// The lowest box a reader can see: content the engine lays out but does not show (a closed
+// <details>'s, under content-visibility: hidden) is left out, as the body's scroll height does.
 function lowestElement() {
   let lowest = 0;
   const all = document.getElementsByTagName('*');
   for (let i = 0; i < all.length; i++) {
     const r = all[i].getBoundingClientRect();
-    if ((r.width || r.height) && r.bottom > lowest) lowest = r.bottom;
+    if (!(r.width || r.height) || r.bottom <= lowest) continue;
+    if (all[i].checkVisibility && !all[i].checkVisibility()) continue;
+    lowest = r.bottom;
   }
   return lowest + window.scrollY;
 }
