@@ -21,3 +21,22 @@ struct MetricsAgreementTests {
         #expect(opened.steps?.first?.height == 420, "\(opened.steps?.first?.message ?? "")")
     }
 }
+
+/// A runaway's culprit names the declaration that ties it to the view (issue 61.8), where the
+/// share it follows alone would not say which property it is.
+@Suite(.serialized)
+struct ViewCulpritDeclarationTests {
+    func culprits(_ name: String) async throws -> [String] {
+        let page = PageSource.file(FixtureCase.pagesDirectory.appendingPathComponent(name).path)
+        let report = try await PageHeightEngine.shared().measure(page, options: MeasureOptions())
+        #expect(report.status == .runaway, "\(name): \(report.message ?? "")")
+        return report.viewDependence?.culprits ?? []
+    }
+
+    @Test func aMinHeightIsNamedAndAPlainHeightIsNotRepeated() async throws {
+        let minHeight = try await culprits("fit-min-height.html")
+        #expect(minHeight == ["main#content: 100vh (min-height: 100vh)"], "\(minHeight)")
+        let hero = try await culprits("fit-hero.html")
+        #expect(hero == ["div.hero: 100vh"], "\(hero)")
+    }
+}
