@@ -26,6 +26,8 @@ public enum HTMLReport {
         public var currentSnapshotError: String?
         /// The steps of the current run (`--then`), marked on its timeline.
         public var steps: [StepReport] = []
+        /// Where the snapshots part, once a shift is lined up, and where each one's content ends.
+        public var alignment: RowAlignment?
 
         public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]? = nil,
                     baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared,
@@ -95,10 +97,12 @@ public enum HTMLReport {
         <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height, baselineSamples: entry.baselineSamples,
                                                     marks: entry.steps.compactMap { step in step.timings.appliedAt.map { ($0, step.step) } }))<figcaption>\(chartCaption(entry))</figcaption></figure>
         <div class="snapshots">
-        \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed))
-        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed, error: entry.currentSnapshotError))
+        \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed,
+                 contentEnd: entry.alignment.map(\.baselineContentEnd)))
+        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed, error: entry.currentSnapshotError,
+                 contentEnd: entry.alignment.map(\.currentContentEnd)))
         </div>
-        <p class="changed-region" data-role="changed-region">\(regionText(baseline?.size, current?.size, entry.changed))</p>
+        <p class="changed-region" data-role="changed-region">\(regionText(baseline?.size, current?.size, entry.changed))\(alignmentText(entry.alignment))</p>
         </section>
         """
     }
@@ -120,7 +124,7 @@ public enum HTMLReport {
     /// A snapshot's thumbnail with the rows the other snapshot lacks and the changed pixels
     /// marked (percentages of its size, so the marks scale with it).
     static func figure(_ role: String, _ caption: String, _ picture: ReportPicture?, other: PNGSize?, changed: ChangedPixels,
-                       error: String? = nil) -> String {
+                       error: String? = nil, contentEnd: Int? = nil) -> String {
         guard let picture, let thumbnail = picture.thumbnail else {
             let why = picture != nil ? " (the file could not be read)" : error.map { ": " + $0 }
                 ?? (role == "baseline" ? " (the baseline was recorded without snapshots)" : "")
@@ -137,6 +141,9 @@ public enum HTMLReport {
             marks += #"<div class="mark diff" style="top:\#(percent(Double(box.top) / Double(own.height) * 100));"#
                 + #"height:\#(percent(Double(bottom - box.top) / Double(own.height) * 100));"#
                 + #"left:\#(percent(Double(box.left) / Double(own.width) * 100));width:\#(percent(Double(right - box.left) / Double(own.width) * 100))"></div>"#
+        }
+        if let end = contentEnd, end > 0, end <= own.height {
+            marks += #"<div class="mark end" data-content-end="\#(end)" style="top:\#(percent(Double(end) / Double(own.height) * 100))"></div>"#
         }
         let full = picture.link.map { #" <a class="full-size" href="\#(escape($0))">full size</a>"# } ?? ""
         return """
@@ -161,6 +168,25 @@ public enum HTMLReport {
         }
     }
 
+    /// `; from y 154 the content moved down by 16 px; lined up, the first rows that still differ: y 4984–5000 of the
+    /// baseline; the content ends at y 11877 in the baseline, 5154 now (marked in blue)`, or nothing.
+    static func alignmentText(_ alignment: RowAlignment?) -> String {
+        guard let alignment, let first = alignment.firstDifference else { return "" }
+        var text = "; the first row that differs: y \(first)"
+        if alignment.shift != 0 {
+            text += ", from where the content moved \(alignment.shift > 0 ? "down" : "up") by \(abs(alignment.shift)) px"
+            if let band = alignment.differsAfterShift {
+                text += "; lined up, the first rows that still differ: y \(band.top)–\(band.bottom) of the baseline"
+            } else {
+                text += "; lined up, nothing else differs"
+            }
+        }
+        if alignment.baselineContentEnd != alignment.currentContentEnd {
+            text += "; the content ends at y \(alignment.baselineContentEnd) in the baseline, \(alignment.currentContentEnd) now (marked in blue)"
+        }
+        return escape(text)
+    }
+
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     static let style = """
@@ -183,6 +209,7 @@ public enum HTMLReport {
     .mark { position: absolute; left: 0; right: 0; pointer-events: none; }
     .mark.tail { background: rgba(255, 193, 7, 0.35); border-top: 2px dashed #e65100; }
     .mark.diff { right: auto; outline: 3px solid #d50000; background: rgba(213, 0, 0, 0.12); }
+    .mark.end { height: 0; border-top: 3px solid #1565c0; }
     .no-snapshot { color: #777; font-style: italic; }
     """
 

@@ -57,11 +57,14 @@ extension HTMLReport.Entry {
                                  thumbnail: image.thumbnail(scale: scale, quality: Self.thumbnailQuality), link: link)
         }
         var changed = ChangedPixels.notCompared
+        var alignment: RowAlignment?
         if let (_, a) = images[0], let (_, b) = images[1] {
             changed = a.changedRegion(b).map(ChangedPixels.region) ?? .none
+            if changed != .none { alignment = RowAlignment(baseline: a.rowSignatures(), current: b.rowSignatures()) }
         }
         self.init(comparison: comparison, samples: samples, baselineSamples: baselineSamples,
                   baseline: pictures[0], current: pictures[1], changed: changed, currentSnapshotError: currentSnapshotError)
+        self.alignment = alignment
     }
 
     /// `path` as a link from a file in `directory` (both made absolute).
