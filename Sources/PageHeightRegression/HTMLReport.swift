@@ -211,6 +211,7 @@ public enum HTMLReport {
     .mark.diff { right: auto; outline: 3px solid #d50000; background: rgba(213, 0, 0, 0.12); }
     .mark.end { height: 0; border-top: 3px solid #1565c0; }
     .no-snapshot { color: #777; font-style: italic; }
+    figure.chart { margin: 8px 0; } figure.chart svg { width: 100%; max-width: 640px; min-width: 360px; height: auto; }
     """
 
     /// The filter, the snapshots scrolling together, each frame scrolled to its first mark;

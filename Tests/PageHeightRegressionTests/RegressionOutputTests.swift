@@ -40,7 +40,7 @@ struct RegressionOutputTests {
         let html = HTMLReport.html(suiteName: "suite.json", summary: "1 case: 0 passed, 1 failed (1 moved)", entries: [entry])
         #expect(html.contains(#"<td class="baseline-height">600 px</td><td class="current-height">660 px</td>"#))
         #expect(html.contains(#"<svg class="timeline""#) && html.contains("<title>baseline 600 px</title>"))
-        #expect(html.contains(#"<path class="baseline-timeline" d="M52.0 "#), "the baseline's own timeline is drawn")
+        #expect(html.contains(#"<path class="baseline-timeline" d="M60.0 "#), "the baseline's own timeline is drawn")
         #expect(html.contains("timelines: current (blue) and as recorded with the baseline (grey)"))
         #expect(html.contains(#"data-role="baseline" width="50" height="30" src="data:image/jpeg;base64,/9j/""#))
         #expect(html.contains(#"data-role="current" width="50" height="33" src="data:image/jpeg;base64,/9j/""#))

@@ -1,3 +1,4 @@
+import PageHeightCore
 import PageHeightRegression
 import Testing
 
@@ -28,5 +29,18 @@ struct RowAlignmentTests {
         // Rows removed: the shift is up.
         let removed = RowAlignment(baseline: page(content, background: 10), current: page(Array(content.prefix(20)) + content.dropFirst(30), background: 10))
         #expect(removed.firstDifference == 20 && removed.shift == -10 && removed.differsAfterShift == nil)
+    }
+}
+
+/// The check report's timeline chart is read without hovering (issue 61.4): 640 × 240 px, five
+/// height labels with grid lines and five time labels.
+struct TimelineChartReadabilityTests {
+    @Test func theChartLabelsItsAxes() {
+        let samples = [HeightSample(t: 0.1, height: 800, source: .load), HeightSample(t: 2.5, height: 1300, source: .observer)]
+        let svg = TimelineChart.svg(samples: samples, baseline: 1000)
+        #expect(svg.contains(#"width="640" height="240""#))
+        #expect(svg.components(separatedBy: #"class="grid""#).count - 1 == 5)
+        #expect(svg.components(separatedBy: " px</text>").count - 1 == 5 && svg.components(separatedBy: " s</text>").count - 1 == 5, "\(svg)")
+        #expect(svg.contains(">0.00 s</text>") && svg.contains(">2.50 s</text>"))
     }
 }
