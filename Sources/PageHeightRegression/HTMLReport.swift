@@ -148,7 +148,7 @@ public enum HTMLReport {
         let full = picture.link.map { #" <a class="full-size" href="\#(escape($0))">full size</a>"# } ?? ""
         return """
         <figure class="snapshot \(role)"><figcaption>\(escape(caption)) <span class="size">(\(own.width)×\(own.height) px)</span>\(full)</figcaption>
-        <div class="frame"><div class="stack" style="width:\(thumbnail.width)px"><img alt="\(role) snapshot" data-role="\(role)" width="\(thumbnail.width)" height="\(thumbnail.height)" src="data:image/jpeg;base64,\(thumbnail.jpeg.base64EncodedString())">\(marks)</div></div></figure>
+        <div class="frame"><div class="stack" style="width:\(thumbnail.width)px"><img alt="\(role) snapshot" data-role="\(role)" width="\(thumbnail.width)" height="\(thumbnail.height)" src="\(picture.thumbnailFile.map(escape) ?? "data:image/jpeg;base64," + thumbnail.jpeg.base64EncodedString())">\(marks)</div></div></figure>
         """
     }
 

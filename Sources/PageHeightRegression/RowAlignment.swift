@@ -2,7 +2,8 @@
 /// equal signatures): the first row that differs, the vertical shift that lines up the most of
 /// what follows (content pushed down by a taller header moves every later row, so a box around
 /// every differing pixel spans the whole page), the first rows that still differ once shifted,
-/// and where each snapshot's content ends (above its trailing rows of background). Pure; rows
+/// and where each snapshot's content ends (above its trailing rows equal to its bottom row: its
+/// background, or the inside of a box cut off at the bottom). Pure; rows
 /// are counted from 0 at the top, in snapshot pixels.
 public struct RowAlignment: Sendable, Equatable {
     /// Rows `top..<bottom`.
@@ -60,12 +61,14 @@ public struct RowAlignment: Sendable, Equatable {
     }
 
     /// The first band of baseline rows, past the rows the shift inserted or removed, that
-    /// differs from the current snapshot's rows `shift` below.
+    /// differs from the current snapshot's rows `shift` below; where the current snapshot ends
+    /// first (a clip), the baseline's rows from there to its end.
     static func firstBand(_ baseline: [UInt64], _ current: [UInt64], shift: Int, from: Int) -> Band? {
         let start = shift < 0 ? from - shift : from
         let end = min(baseline.count, current.count - shift)
-        guard start < end else { return nil }
-        guard let top = (start..<end).first(where: { baseline[$0] != current[$0 + shift] }) else { return nil }
+        let tail = end < baseline.count ? Band(top: max(end, 0), bottom: baseline.count) : nil
+        guard start < end else { return tail }
+        guard let top = (start..<end).first(where: { baseline[$0] != current[$0 + shift] }) else { return tail }
         let bottom = (top..<end).first(where: { baseline[$0] == current[$0 + shift] }) ?? end
         return Band(top: top, bottom: bottom)
     }

@@ -174,6 +174,7 @@ private func writeReport(_ results: [RegressionRunner.CaseResult], _ comparisons
     guard let directory = parsed.report else { return }
     let shown = results.enumerated().filter { parsed.all || !comparisons[$0.offset].passed }
     try? FileManager.default.removeItem(atPath: directory + "/fullSize")
+    try? FileManager.default.removeItem(atPath: directory + "/thumbnails")
     let failed = comparisons.filter { !$0.passed }.count
     // Decoding, comparing and scaling snapshots is CPU work: one case per core at a time.
     let made = Mutex<[HTMLReport.Entry?]>(Array(repeating: nil, count: shown.count))
@@ -187,7 +188,8 @@ private func writeReport(_ results: [RegressionRunner.CaseResult], _ comparisons
         entry.steps = result.report?.steps ?? []
         made.withLock { $0[place] = entry }
     }
-    let entries = made.withLock { $0.compactMap { $0 } }
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let entries = HTMLReport.linkingThumbnails(made.withLock { $0.compactMap { $0 } }, in: directory)
     let notes = [parsed.update ? "Compared with the baseline as it was before --update." : nil, software].compactMap { $0 }
     let html = HTMLReport.html(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, summary: summary.text, entries: entries,
                                note: notes.isEmpty ? nil : notes.joined(separator: " "), suiteArgument: parsed.suite)

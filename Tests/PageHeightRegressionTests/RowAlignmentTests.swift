@@ -1,5 +1,7 @@
+import Foundation
 import PageHeightCore
 import PageHeightRegression
+import PageHeightWebKit
 import Testing
 
 /// Where two snapshots part once a shift is lined up, and where their content ends (issue 61.4),
@@ -42,5 +44,41 @@ struct TimelineChartReadabilityTests {
         #expect(svg.components(separatedBy: #"class="grid""#).count - 1 == 5)
         #expect(svg.components(separatedBy: " px</text>").count - 1 == 5 && svg.components(separatedBy: " s</text>").count - 1 == 5, "\(svg)")
         #expect(svg.contains(">0.00 s</text>") && svg.contains(">2.50 s</text>"))
+    }
+}
+
+/// A report of many tall failures stays small (issue 61.4): past the inline budget its
+/// thumbnails are files beside index.html, linked; within it, the report stays one file.
+struct ReportSizeTests {
+    @Test func thumbnailsPastTheBudgetAreLinkedFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-\(getpid())-thumbnails").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let testCase = RegressionCase(page: "a.html", width: 390, fontSize: 16, zoom: 1)
+        let comparison = CaseComparison(testCase, baseline: Baseline.Entry(testCase, status: .ok, height: 600),
+                                        current: CaseOutcome(status: .ok, height: 660), tolerance: Tolerance())
+        let jpeg = Data(repeating: 0xAB, count: 1000)
+        let picture = ReportPicture(size: PNGSize(width: 390, height: 600), thumbnail: SnapshotPictures.Thumbnail(jpeg: jpeg, width: 195, height: 300))
+        let entry = HTMLReport.Entry(comparison: comparison, samples: [], baseline: picture, current: picture)
+        let inlined = HTMLReport.linkingThumbnails([entry], in: directory, budget: 2000)
+        #expect(inlined[0].baseline?.thumbnailFile == nil)
+        #expect(HTMLReport.html(suiteName: "s.json", summary: "", entries: inlined).contains("src=\"data:image/jpeg;base64,"))
+        let linked = HTMLReport.linkingThumbnails([entry], in: directory, budget: 1999)
+        let stem = testCase.fileStem
+        #expect(linked[0].baseline?.thumbnailFile == "thumbnails/\(stem).baseline.jpg" && linked[0].current?.thumbnailFile == "thumbnails/\(stem).current.jpg")
+        #expect(FileManager.default.contents(atPath: directory + "/thumbnails/\(stem).current.jpg") == jpeg)
+        let html = HTMLReport.html(suiteName: "s.json", summary: "", entries: linked)
+        #expect(html.contains(#"src="thumbnails/\#(stem).baseline.jpg""#) && !html.contains("base64"))
+    }
+}
+
+extension RowAlignmentTests {
+    /// A clip that cuts where the shifted rows end: the baseline's rows past it are what differs.
+    @Test func aClipAtTheEndOfTheShiftedRowsIsTheBaselinesRest() {
+        let content = (1...600).map(UInt64.init)
+        let baseline = page(content, background: 20)
+        let current = Array(repeating: 7, count: 16) + Array(content.prefix(300))
+        let alignment = RowAlignment(baseline: baseline, current: current)
+        #expect(alignment.shift == 16 && alignment.differsAfterShift == RowAlignment.Band(top: 300, bottom: 620))
     }
 }
