@@ -46,6 +46,10 @@ struct TemplateCommandTests {
         #expect(byIndex[1]?["template"] as? String == template, "\(result.stdout)")
         #expect(byIndex[1]?["status"] as? String == "load-error")
         #expect((byIndex[1]?["message"] as? String)?.contains("a template takes a file") == true)
+        // replay names the article in its page column, not the template's folder.
+        let replay = try PageHeightBinary.run(["replay", "-"], stdin: result.stdout)
+        #expect(replay.status == 0 && replay.stdout.split(separator: "\n").contains { $0.contains("templates/articles/story.html ") },
+                "\(replay.stdout)")
     }
 
     @Test func checkResolvesTheTemplatesLinksBesideTheTemplate() throws {
