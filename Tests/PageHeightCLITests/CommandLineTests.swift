@@ -59,8 +59,11 @@ struct CommandLineTests {
     @Test func onePagePrintsOneHumanLine() throws {
         let result = try PageHeightBinary.run([page("static.html")])
         #expect(result.status == 0, "\(result.stderr)")
-        let pattern = #/^1234 px \(settled at \d+\.\d\d s; the 5\.30 s schedule shows the same\)\n$/#
+        let pattern = #/^1234 px \(settled at \d+\.\d\d s of page time; the 5\.30 s schedule shows the same\)\n$/#
         #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(result.stdout)")
+        // The page's seconds are labelled where they are not the wall clock's (issue 61.5).
+        let real = try PageHeightBinary.run(["--clock", "real", page("static.html")])
+        #expect(real.stdout.wholeMatch(of: #/^1234 px \(settled at \d+\.\d\d s; the 5\.30 s schedule shows the same\)\n$/#) != nil, "\(real.stdout)")
     }
 
     /// The one-line output names a real disagreement of the metrics (margins.html: children's
