@@ -16,6 +16,9 @@ struct PendingRequestNoteTests {
         #expect(requests.note(offline: true) == "5 requests still in flight: cdn.example.com (2), ads.example.org, fonts.example.net, 1 more hosts")
         // Some answered: the network is there, the page is slow.
         #expect(!PendingRequests(urls: urls, total: 5, answered: 3).suggestsOffline(offline: false))
+        // A page from the network cannot be measured offline: no hint, whatever waits.
+        #expect(!requests.suggestsOffline(offline: false, page: "https://example.com/article"))
+        #expect(requests.suggestsOffline(offline: false, page: "file:///tmp/source.html"))
         // Loopback and local files are not the network.
         for local in ["http://127.0.0.1:8080/a.png", "http://localhost/a.png", "http://[::1]/a", "file:///tmp/a.css"] {
             #expect(!PendingRequests(urls: [local], total: 1, answered: 0).allToNetwork, "\(local)")

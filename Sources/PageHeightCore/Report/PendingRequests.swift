@@ -42,22 +42,23 @@ public struct PendingRequests: Codable, Sendable, Equatable {
     public var isEmpty: Bool { total == 0 }
 
     /// Whether `offline` would be worth suggesting: the page waits only for the network, and no
-    /// request to it has answered (as on a machine without one).
-    public func suggestsOffline(offline: Bool) -> Bool {
-        !offline && allToNetwork && answered == 0
+    /// request to it has answered (as on a machine without one); never for a page that itself
+    /// comes from the network (`page`, its URL), which `--offline` could not load.
+    public func suggestsOffline(offline: Bool, page: String? = nil) -> Bool {
+        !offline && allToNetwork && answered == 0 && !(page.map(Self.goesToNetwork) ?? false)
     }
 
     /// A note for the message, e.g. `3 requests still in flight: fonts.example.com (2),
     /// cdn.example.net; none to the network had answered: is there a network? (--offline measures
     /// without it)`; nil when none was.
-    public func note(offline: Bool, shownHosts: Int = 3) -> String? {
+    public func note(offline: Bool, page: String? = nil, shownHosts: Int = 3) -> String? {
         guard total > 0 else { return nil }
         let listed = hosts
         var names = listed.prefix(shownHosts).map { $0.count > 1 ? "\($0.host) (\($0.count))" : $0.host }
         if listed.count > shownHosts { names.append("\(listed.count - shownHosts) more hosts") }
         var text = "\(total) request\(total == 1 ? "" : "s") still in flight"
         if !names.isEmpty { text += ": " + names.joined(separator: ", ") }
-        if suggestsOffline(offline: offline) {
+        if suggestsOffline(offline: offline, page: page) {
             text += "; every one is to the network and none of the page's requests to it had answered: "
                 + "without a network, measure with --offline"
         }
@@ -85,6 +86,6 @@ extension PageReport {
     /// The page timed out waiting only for requests to the network, none of which had answered:
     /// `--offline` is worth suggesting.
     public var waitedForNetwork: Bool {
-        status != .ok && requestsInFlight?.suggestsOffline(offline: options.offline) == true
+        status != .ok && requestsInFlight?.suggestsOffline(offline: options.offline, page: url) == true
     }
 }

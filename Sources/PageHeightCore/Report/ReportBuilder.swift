@@ -109,7 +109,7 @@ public struct ReportBuilder: Sendable {
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
         report.clockJumps = session.clockJumps.isEmpty ? nil : session.clockJumps
-        if case .timedOut = end, let requests = requestsInFlight, let note = requests.note(offline: options.offline) {
+        if case .timedOut = end, let requests = requestsInFlight, let note = requests.note(offline: options.offline, page: url) {
             report.requestsInFlight = requests
             report.message = report.message.map { $0 + "; " + note } ?? note
         }

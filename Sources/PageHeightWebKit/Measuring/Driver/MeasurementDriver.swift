@@ -398,7 +398,7 @@ final class MeasurementDriver {
                                                           offline: options.offline ? options.offlineMode : nil)
         if case .timedOut = reason {
             builder.requestsInFlight = view.requestsAtEnd
-            if let note = builder.requestsInFlight?.note(offline: options.offline) { self.note(note) }
+            if let note = builder.requestsInFlight?.note(offline: options.offline, page: page.source.url) { self.note(note) }
         }
         if builder.verdict().0 == .fallback { builder.text = await pageText() }
         var report = builder.build()
