@@ -27,7 +27,8 @@ struct CheckReportAlignmentTests {
         #expect(check.status == 1 && check.stdout.hasPrefix("FAIL article.html (width 390, font 16, zoom 1): baseline 6040 px, now 3056 px"), "\(check.stdout)")
         let html = try String(contentsOf: directory.appendingPathComponent("report/index.html"), encoding: .utf8)
         #expect(html.contains("the first row that differs: y 0, from where the content moved down by 16 px; lined up, the first rows "
-            + "that still differ: y 3000–3040 of the baseline; the content ends at y 6000 in the baseline, 3016 now (marked in blue)"), "\(html.prefix(3000))")
+            + "that still differ: y 3000–3040 of the baseline (marked in purple); the content ends at y 6000 in the baseline, 3016 now (marked in blue)"), "\(html.prefix(3000))")
         #expect(html.contains(#"data-content-end="6000""#) && html.contains(#"data-content-end="3016""#))
+        #expect(html.components(separatedBy: #"<div class="mark aligned""#).count - 1 == 2, "both snapshots mark the rows that still differ")
     }
 }
