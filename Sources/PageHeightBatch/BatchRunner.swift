@@ -55,7 +55,7 @@ public final class BatchRunner: Sendable {
     public func run(_ entries: [PageList.Entry], into results: BatchResults) async -> BatchSummary {
         await run(entries, started: { results.started($0.index, name: $0.page) }, measured: { entry, report in
             await results.record(ReportEncoding.jsonLine(report), index: entry.index, name: entry.page, status: report.status,
-                                 seconds: report.timings.total)
+                                 seconds: report.timings.wallSeconds, waitedForNetwork: report.waitedForNetwork)
         })
         return await results.finish()
     }
@@ -91,6 +91,7 @@ public final class BatchRunner: Sendable {
             report.message = (report.message.map { $0 + "; " } ?? "") + "warning: " + warning
         }
         report.index = entry.index
+        if let template, report.template == nil { report.template = template.name }
         return report
     }
 }
@@ -119,13 +120,17 @@ public final class BatchResults: Sendable {
     }
 
     /// Writes the result line of page `index` (with one write: see `ResultLog`), then counts it.
-    public func record(_ line: String, index: Int, name: String, status: PageStatus, seconds: Double) async {
+    /// - Parameters:
+    ///   - seconds: the page's wall-clock seconds.
+    ///   - waitedForNetwork: the page timed out waiting only for the network, which never answered.
+    public func record(_ line: String, index: Int, name: String, status: PageStatus, seconds: Double,
+                       waitedForNetwork: Bool = false) async {
         do throws(OutputError) {
             try log.write(line)
         } catch {
             writeFailed(error, await summary.result(wall: Date().timeIntervalSince(started)))
         }
-        await summary.add(status: status, seconds: seconds, name: name)
+        await summary.add(status: status, seconds: seconds, name: name, waitedForNetwork: waitedForNetwork)
         progress?.finished(index, name: name, status: status)
     }
 
@@ -140,11 +145,13 @@ public final class BatchResults: Sendable {
 public struct BatchSummary: Sendable, Equatable {
     public var total: Int
     public var counts: [PageStatus: Int]
-    /// Seconds per page (each page's `timings.total`), sorted.
+    /// Wall-clock seconds per page (each page's `Timings.wallSeconds`), sorted.
     public var seconds: [Double]
     public var wall: Double
     /// The first pages not ok, as `name (status)`.
     public var notOKNames: [String] = []
+    /// How many pages timed out waiting only for requests to the network, none of which answered.
+    public var waitedForNetwork = 0
 
     /// Of `done`, the results a resumed run found already in its file (`including`).
     public var earlier = 0
@@ -185,11 +192,15 @@ public struct BatchSummary: Sendable, Equatable {
         let resumed = earlier > 0 ? " (\(earlier) from before this run, \(done - earlier) measured now)" : ""
         var lines = ["\(done) of \(total) pages\(resumed): " + (statuses.isEmpty ? "none" : statuses.joined(separator: ", "))]
         if let p50 = percentile(50), let p95 = percentile(95) {
-            lines.append(String(format: "seconds per page: p50 %.2f, p95 %.2f; wall %.1f s, %.2f pages/s", p50, p95, wall, rate))
+            lines.append(String(format: "seconds per page (wall clock): p50 %.2f, p95 %.2f; the whole run %.1f s, %.2f pages/s", p50, p95, wall, rate))
         }
         if notOK > 0 {
             let more = notOK > notOKNames.count ? ["and \(notOK - notOKNames.count) more"] : []
             lines.append("not ok: " + (notOKNames + more).joined(separator: ", "))
+        }
+        if waitedForNetwork > 0 {
+            lines.append("\(waitedForNetwork) page\(waitedForNetwork == 1 ? "" : "s") timed out waiting only for requests to the network, "
+                + "none of which answered: without a network, measure with --offline")
         }
         return lines.joined(separator: "\n")
     }
@@ -199,8 +210,9 @@ private actor SummaryCollector {
     private var summary: BatchSummary
     init(total: Int) { summary = BatchSummary(total: total, counts: [:], seconds: [], wall: 0) }
 
-    func add(status: PageStatus, seconds t: Double, name: String) {
+    func add(status: PageStatus, seconds t: Double, name: String, waitedForNetwork: Bool) {
         summary.counts[status, default: 0] += 1
+        if waitedForNetwork { summary.waitedForNetwork += 1 }
         if status != .ok, summary.notOKNames.count < RunProgress.namedNotOK {
             summary.notOKNames.append("\(name) (\(status.rawValue))")
         }

@@ -22,16 +22,26 @@ public enum MeasuringMessage: Codable, Sendable, Equatable {
     public struct Measured: Codable, Sendable, Equatable {
         public var index: Int
         public var status: PageStatus
-        /// The page's `timings.total`.
+        /// The seconds the page took on the wall clock (`Timings.wallSeconds`).
         public var seconds: Double
         /// Whether the page and each of its steps are ok, and its snapshot was written.
         public var ok: Bool
         /// The text the command writes for the page (a batch's JSON line; a single run's line or
         /// JSON), as it would have written it in one process.
         public var output: String
+        /// The page timed out waiting only for requests to the network, none of which answered
+        /// (`PendingRequests.suggestsOffline`): the summary counts these.
+        public var waitedForNetwork: Bool
 
-        public init(index: Int, status: PageStatus, seconds: Double, ok: Bool, output: String) {
+        public init(index: Int, status: PageStatus, seconds: Double, ok: Bool, output: String, waitedForNetwork: Bool = false) {
             (self.index, self.status, self.seconds, self.ok, self.output) = (index, status, seconds, ok, output)
+            self.waitedForNetwork = waitedForNetwork
+        }
+
+        /// The message for `report`, written as `output`.
+        public init(index: Int, report: PageReport, ok: Bool, output: String) {
+            self.init(index: index, status: report.status, seconds: report.timings.wallSeconds, ok: ok, output: output,
+                      waitedForNetwork: report.waitedForNetwork)
         }
     }
 

@@ -43,8 +43,24 @@ public struct PageList: Sendable, Equatable {
     public static let lineLimit = 128 << 10
 
     /// Reads a list argument: `-` (stdin), a directory, or a list file.
-    public static func read(_ argument: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
+    /// - Parameter glob: for a directory, only the `.html` files whose path below it matches
+    ///   (`fnmatch`, `*` matching `/` too: `*/reader.html`); a list file or stdin takes none.
+    public static func read(_ argument: String, glob: String? = nil,
+                            currentDirectory: String = FileManager.default.currentDirectoryPath,
                             standardInput: () throws -> Data? = { try readStandardInput() }) throws -> PageList {
+        if let glob {
+            let path = argument.hasPrefix("/") ? argument : URL(fileURLWithPath: currentDirectory).appendingPathComponent(argument).path
+            var isDirectory: ObjCBool = false
+            guard argument != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("'--glob' chooses files under a directory; \(argument == "-" ? "standard input" : argument) is "
+                    + "not one (a list names its pages itself)")
+            }
+            let files = htmlFiles(under: path).filter { matches(glob, relativePath(of: $0, under: path)) }
+            guard !files.isEmpty else {
+                throw UsageError("no .html file under the directory \(path) matches --glob '\(glob)' (a path below it, `*` matching `/` too)")
+            }
+            return PageList(entries: files.enumerated().map { Entry(index: $0.offset, page: $0.element) })
+        }
         if argument == "-" {
             let data = try standardInput() ?? Data()
             try checkLines(data, argument)
@@ -106,6 +122,16 @@ public struct PageList: Sendable, Equatable {
     private static func nonEmpty(_ list: PageList, _ name: String) throws -> PageList {
         guard !list.entries.isEmpty else { throw InputError.noPages(name, directory: false) }
         return list
+    }
+
+    /// Whether `path` (relative) matches `glob`, `*` matching `/` too.
+    static func matches(_ glob: String, _ path: String) -> Bool {
+        fnmatch(glob, path, 0) == 0
+    }
+
+    static func relativePath(of file: String, under directory: String) -> String {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        return file.hasPrefix(base) ? String(file.dropFirst(base.count)) : file
     }
 
     /// Every `.html` file under `directory`, recursively, sorted by path (byte order). Symbolic

@@ -84,7 +84,7 @@ public final class ResultLog: @unchecked Sendable {
                     recorded.append(ResumeCheck.Recorded(index: index, url: object["url"] as? String ?? "",
                                                          options: options.map { String(decoding: $0, as: UTF8.self) } ?? "{}",
                                                          status: (object["status"] as? String).flatMap { PageStatus(rawValue: $0) },
-                                                         seconds: (object["timings"] as? [String: Any])?["total"] as? Double,
+                                                         seconds: Self.wallSeconds(object["timings"] as? [String: Any]),
                                                          line: number + 1))
                 }
                 if repaired { ftruncate(fd, off_t(keep)) }
@@ -147,6 +147,11 @@ public final class ResultLog: @unchecked Sendable {
 
     private static func contents(of path: String) -> Data {
         FileManager.default.contents(atPath: path) ?? Data()
+    }
+
+    /// A recorded report's wall-clock seconds (`Timings.wallSeconds`), from its `timings` object.
+    static func wallSeconds(_ timings: [String: Any]?) -> Double? {
+        (timings?["realTotal"] as? Double) ?? (timings?["total"] as? Double)
     }
 }
 

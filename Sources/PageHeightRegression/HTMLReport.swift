@@ -26,6 +26,8 @@ public enum HTMLReport {
         public var currentSnapshotError: String?
         /// The steps of the current run (`--then`), marked on its timeline.
         public var steps: [StepReport] = []
+        /// Where the snapshots part, once a shift is lined up, and where each one's content ends.
+        public var alignment: RowAlignment?
 
         public init(comparison: CaseComparison, samples: [HeightSample], baselineSamples: [HeightSample]? = nil,
                     baseline: ReportPicture?, current: ReportPicture?, changed: ChangedPixels = .notCompared,
@@ -95,10 +97,13 @@ public enum HTMLReport {
         <figure class="chart">\(TimelineChart.svg(samples: entry.samples, baseline: comparison.baseline?.height, baselineSamples: entry.baselineSamples,
                                                     marks: entry.steps.compactMap { step in step.timings.appliedAt.map { ($0, step.step) } }))<figcaption>\(chartCaption(entry))</figcaption></figure>
         <div class="snapshots">
-        \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed))
-        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed, error: entry.currentSnapshotError))
+        \(figure("baseline", "baseline \(was)", baseline, other: current?.size, changed: entry.changed,
+                 contentEnd: entry.alignment.map(\.baselineContentEnd), aligned: entry.alignment?.differsAfterShift))
+        \(figure("current", "current \(now)", current, other: baseline?.size, changed: entry.changed, error: entry.currentSnapshotError,
+                 contentEnd: entry.alignment.map(\.currentContentEnd),
+                 aligned: entry.alignment.flatMap { a in a.differsAfterShift.map { .init(top: $0.top + a.shift, bottom: $0.bottom + a.shift) } }))
         </div>
-        <p class="changed-region" data-role="changed-region">\(regionText(baseline?.size, current?.size, entry.changed))</p>
+        <p class="changed-region" data-role="changed-region">\(regionText(baseline?.size, current?.size, entry.changed))\(alignmentText(entry.alignment))</p>
         </section>
         """
     }
@@ -120,7 +125,7 @@ public enum HTMLReport {
     /// A snapshot's thumbnail with the rows the other snapshot lacks and the changed pixels
     /// marked (percentages of its size, so the marks scale with it).
     static func figure(_ role: String, _ caption: String, _ picture: ReportPicture?, other: PNGSize?, changed: ChangedPixels,
-                       error: String? = nil) -> String {
+                       error: String? = nil, contentEnd: Int? = nil, aligned: RowAlignment.Band? = nil) -> String {
         guard let picture, let thumbnail = picture.thumbnail else {
             let why = picture != nil ? " (the file could not be read)" : error.map { ": " + $0 }
                 ?? (role == "baseline" ? " (the baseline was recorded without snapshots)" : "")
@@ -138,10 +143,18 @@ public enum HTMLReport {
                 + #"height:\#(percent(Double(bottom - box.top) / Double(own.height) * 100));"#
                 + #"left:\#(percent(Double(box.left) / Double(own.width) * 100));width:\#(percent(Double(right - box.left) / Double(own.width) * 100))"></div>"#
         }
+        if let band = aligned, band.top < own.height, own.height > 0 {
+            let bottom = min(max(band.bottom, band.top + 1), own.height)
+            marks += #"<div class="mark aligned" style="top:\#(percent(Double(band.top) / Double(own.height) * 100));"#
+                + #"height:\#(percent(Double(bottom - band.top) / Double(own.height) * 100))"></div>"#
+        }
+        if let end = contentEnd, end > 0, end <= own.height {
+            marks += #"<div class="mark end" data-content-end="\#(end)" style="top:\#(percent(Double(end) / Double(own.height) * 100))"></div>"#
+        }
         let full = picture.link.map { #" <a class="full-size" href="\#(escape($0))">full size</a>"# } ?? ""
         return """
         <figure class="snapshot \(role)"><figcaption>\(escape(caption)) <span class="size">(\(own.width)×\(own.height) px)</span>\(full)</figcaption>
-        <div class="frame"><div class="stack" style="width:\(thumbnail.width)px"><img alt="\(role) snapshot" data-role="\(role)" width="\(thumbnail.width)" height="\(thumbnail.height)" src="data:image/jpeg;base64,\(thumbnail.jpeg.base64EncodedString())">\(marks)</div></div></figure>
+        <div class="frame"><div class="stack" style="width:\(thumbnail.width)px"><img alt="\(role) snapshot" data-role="\(role)" width="\(thumbnail.width)" height="\(thumbnail.height)" src="\(picture.thumbnailFile.map(escape) ?? "data:image/jpeg;base64," + thumbnail.jpeg.base64EncodedString())">\(marks)</div></div></figure>
         """
     }
 
@@ -159,6 +172,25 @@ public enum HTMLReport {
             let (low, high) = (min(baseline.height, current.height), max(baseline.height, current.height))
             return "changed region: rows \(low)–\(high) exist only in the \(baseline.height > current.height ? "baseline" : "current") snapshot"
         }
+    }
+
+    /// `; from y 154 the content moved down by 16 px; lined up, the first rows that still differ: y 4984–5000 of the
+    /// baseline; the content ends at y 11877 in the baseline, 5154 now (marked in blue)`, or nothing.
+    static func alignmentText(_ alignment: RowAlignment?) -> String {
+        guard let alignment, let first = alignment.firstDifference else { return "" }
+        var text = "; the first row that differs: y \(first)"
+        if alignment.shift != 0 {
+            text += ", from where the content moved \(alignment.shift > 0 ? "down" : "up") by \(abs(alignment.shift)) px"
+            if let band = alignment.differsAfterShift {
+                text += "; lined up, the first rows that still differ: y \(band.top)–\(band.bottom) of the baseline (marked in purple)"
+            } else {
+                text += "; lined up, nothing else differs"
+            }
+        }
+        if alignment.baselineContentEnd != alignment.currentContentEnd {
+            text += "; the content ends at y \(alignment.baselineContentEnd) in the baseline, \(alignment.currentContentEnd) now (marked in blue)"
+        }
+        return escape(text)
     }
 
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
@@ -183,7 +215,10 @@ public enum HTMLReport {
     .mark { position: absolute; left: 0; right: 0; pointer-events: none; }
     .mark.tail { background: rgba(255, 193, 7, 0.35); border-top: 2px dashed #e65100; }
     .mark.diff { right: auto; outline: 3px solid #d50000; background: rgba(213, 0, 0, 0.12); }
+    .mark.end { height: 0; border-top: 3px solid #1565c0; }
+    .mark.aligned { outline: 3px dashed #6a1b9a; background: rgba(106, 27, 154, 0.12); }
     .no-snapshot { color: #777; font-style: italic; }
+    figure.chart { margin: 8px 0; } figure.chart svg { width: 100%; max-width: 640px; min-width: 360px; height: auto; }
     """
 
     /// The filter, the snapshots scrolling together, each frame scrolled to its first mark;
@@ -209,7 +244,7 @@ public enum HTMLReport {
     });
     Promise.all([...document.images].map(whenLoaded)).then(() => {
       for (const frame of document.querySelectorAll('.frame')) {
-        const mark = frame.querySelector('.mark.diff') || frame.querySelector('.mark.tail');
+        const mark = frame.querySelector('.mark.aligned') || frame.querySelector('.mark.diff') || frame.querySelector('.mark.tail');
         if (mark) frame.scrollTop = Math.max(0, mark.offsetTop - 80);
       }
       document.body.dataset.compared = 'yes';

@@ -27,7 +27,7 @@ public final class RegressionRunner: @unchecked Sendable {
         public var report: PageReport?
         /// The snapshot written for the answer's run.
         public var snapshot: String?
-        /// The longest run, seconds.
+        /// The longest run, wall-clock seconds.
         public var seconds: Double
     }
 
@@ -102,7 +102,7 @@ public final class RegressionRunner: @unchecked Sendable {
         let outcome = CaseOutcome(status: chosen.status, height: chosen.height, message: chosen.message ?? chosen.snapshotError, spread: spread,
                                   steps: Baseline.StepEntry.of(chosen))
         return CaseResult(testCase: job.testCase, outcome: outcome, report: chosen, snapshot: snapshot,
-                          seconds: reports.map(\.timings.total).max() ?? 0)
+                          seconds: reports.map(\.timings.wallSeconds).max() ?? 0)
     }
 }
 

@@ -10,6 +10,9 @@ public struct ReportPicture: Sendable, Equatable {
     public var thumbnail: SnapshotPictures.Thumbnail?
     /// The full-size PNG's path relative to the report's directory.
     public var link: String?
+    /// The thumbnail's file relative to the report's directory, when the report links its
+    /// thumbnails instead of inlining them (`HTMLReport.linkingThumbnails`).
+    public var thumbnailFile: String?
 
     public init(size: PNGSize, thumbnail: SnapshotPictures.Thumbnail?, link: String? = nil) {
         (self.size, self.thumbnail, self.link) = (size, thumbnail, link)
@@ -57,11 +60,14 @@ extension HTMLReport.Entry {
                                  thumbnail: image.thumbnail(scale: scale, quality: Self.thumbnailQuality), link: link)
         }
         var changed = ChangedPixels.notCompared
+        var alignment: RowAlignment?
         if let (_, a) = images[0], let (_, b) = images[1] {
             changed = a.changedRegion(b).map(ChangedPixels.region) ?? .none
+            if changed != .none { alignment = RowAlignment(baseline: a.rowSignatures(), current: b.rowSignatures()) }
         }
         self.init(comparison: comparison, samples: samples, baselineSamples: baselineSamples,
                   baseline: pictures[0], current: pictures[1], changed: changed, currentSnapshotError: currentSnapshotError)
+        self.alignment = alignment
     }
 
     /// `path` as a link from a file in `directory` (both made absolute).
@@ -80,5 +86,36 @@ extension HTMLReport.Entry {
         try? FileManager.default.removeItem(atPath: target)
         if (try? FileManager.default.linkItem(atPath: path, toPath: target)) != nil { return name }
         return (try? FileManager.default.copyItem(atPath: path, toPath: target)) != nil ? name : nil
+    }
+}
+
+extension HTMLReport {
+    /// The most thumbnail bytes a report inlines: a report within it is one file that can be
+    /// mailed; past it, each thumbnail is a file under `thumbnails/` beside `index.html`, so the
+    /// page stays small however many cases failed.
+    public static let inlineBudget = 2 << 20
+
+    /// `entries` as the report at `directory` shows them: unchanged while their thumbnails
+    /// together stay within `budget` bytes, else with each thumbnail written to
+    /// `directory/thumbnails/` and linked (a thumbnail that cannot be written stays inlined).
+    public static func linkingThumbnails(_ entries: [Entry], in directory: String, budget: Int = inlineBudget) -> [Entry] {
+        let total = entries.reduce(0) { sum, entry in
+            sum + [entry.baseline, entry.current].reduce(0) { $0 + ($1?.thumbnail?.jpeg.count ?? 0) }
+        }
+        guard total > budget else { return entries }
+        let folder = directory + "/thumbnails"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        func linked(_ picture: ReportPicture?, _ name: String) -> ReportPicture? {
+            guard var picture, let jpeg = picture.thumbnail?.jpeg else { return picture }
+            if FileManager.default.createFile(atPath: folder + "/" + name, contents: jpeg) { picture.thumbnailFile = "thumbnails/" + name }
+            return picture
+        }
+        return entries.map { entry in
+            var entry = entry
+            let stem = entry.comparison.testCase.fileStem
+            entry.baseline = linked(entry.baseline, stem + ".baseline.jpg")
+            entry.current = linked(entry.current, stem + ".current.jpg")
+            return entry
+        }
     }
 }

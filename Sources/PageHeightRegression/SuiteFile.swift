@@ -105,7 +105,8 @@ struct SuiteDocument: Decodable {
             }
             path = text
             if let unknown = object.keys.sorted().first(where: { !["path", "template", "steps"].contains($0) }) {
-                throw SuiteValueProblem("unknown key '\(unknown)' in the page entry for '\(text)' (known: path, template, steps)")
+                throw SuiteValueProblem("unknown key '\(unknown)' in the page entry for '\(text)'"
+                    + NearestName.hint(for: unknown, among: ["path", "template", "steps"]) + " (known: path, template, steps)")
             }
             steps = object["steps"]
             switch object["template"] {
@@ -125,7 +126,8 @@ struct SuiteDocument: Decodable {
             throw SuiteValueProblem("expected a JSON object, e.g. { \"pages\": [\"a.html\"] }")
         }
         if let unknown = json.keys.sorted().first(where: { !RegressionSuite.keys.contains($0) }) {
-            throw SuiteValueProblem("unknown key '\(unknown)' (known: \(RegressionSuite.keys.sorted().joined(separator: ", ")))")
+            throw SuiteValueProblem("unknown key '\(unknown)'" + NearestName.hint(for: unknown, among: Array(RegressionSuite.keys))
+                + " (known: \(RegressionSuite.keys.sorted().joined(separator: ", ")))")
         }
         guard let declared = json["pages"] else {
             throw SuiteValueProblem("missing 'pages' (a list of paths relative to the suite file, globs, or URLs)")

@@ -13,10 +13,10 @@ public enum TimelineChart {
     ///   - marks: when each step was applied, seconds since the load started, and the step.
     ///   - width, height: the chart's size in CSS px.
     public static func svg(samples: [HeightSample], baseline: Double?, baselineSamples: [HeightSample]? = nil,
-                           marks: [(t: Double, step: String)] = [], width: Int = 360, height: Int = 120) -> String {
+                           marks: [(t: Double, step: String)] = [], width: Int = 640, height: Int = 240) -> String {
         let points = samples.compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
         let recorded = (baselineSamples ?? []).compactMap { sample in sample.height.map { (t: sample.t, h: $0) } }
-        let margin = (left: 52.0, right: 8.0, top: 8.0, bottom: 20.0)
+        let margin = (left: 60.0, right: 12.0, top: 10.0, bottom: 24.0)
         let plotWidth = Double(width) - margin.left - margin.right
         let plotHeight = Double(height) - margin.top - margin.bottom
         let tMax = max((points + recorded).map(\.t).max() ?? 1, 0.001)
@@ -32,11 +32,15 @@ public enum TimelineChart {
         var parts = [
             ##"<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="\##(width)" height="\##(height)" viewBox="0 0 \##(width) \##(height)" role="img" aria-label="height over time">"##,
             ##"<rect x="\##(f(margin.left))" y="\##(f(margin.top))" width="\##(f(plotWidth))" height="\##(f(plotHeight))" fill="#fafafa" stroke="#ddd"/>"##,
-            ##"<text x="\##(f(margin.left - 4))" y="\##(f(margin.top + 9))" text-anchor="end" font-size="10">\##(Int(hMax.rounded()))</text>"##,
-            ##"<text x="\##(f(margin.left - 4))" y="\##(f(margin.top + plotHeight))" text-anchor="end" font-size="10">\##(Int(hMin.rounded()))</text>"##,
-            ##"<text x="\##(f(margin.left))" y="\##(height - 5)" font-size="10">0 s</text>"##,
-            ##"<text x="\##(f(margin.left + plotWidth))" y="\##(height - 5)" text-anchor="end" font-size="10">\##(String(format: "%.2f", tMax)) s</text>"##,
         ]
+        // Five height labels with grid lines, five time labels: read off without hovering.
+        for step in 0...4 {
+            let h = hMin + (hMax - hMin) * Double(step) / 4, t = tMax * Double(step) / 4
+            parts.append(##"<line class="grid" x1="\##(f(margin.left))" x2="\##(f(margin.left + plotWidth))" y1="\##(y(h))" y2="\##(y(h))" stroke="#e0e0e0"/>"##)
+            parts.append(##"<text x="\##(f(margin.left - 4))" y="\##(y(h))" dy="4" text-anchor="end" font-size="12">\##(Int(h.rounded())) px</text>"##)
+            let anchor = step == 0 ? "start" : step == 4 ? "end" : "middle"
+            parts.append(##"<text x="\##(x(t))" y="\##(height - 6)" text-anchor="\##(anchor)" font-size="12">\##(String(format: "%.2f", t)) s</text>"##)
+        }
         if let baseline {
             parts.append(##"<line class="baseline" x1="\##(f(margin.left))" x2="\##(f(margin.left + plotWidth))" y1="\##(y(baseline))" y2="\##(y(baseline))" stroke="#888" stroke-dasharray="4 3"><title>baseline \##(Pixels.format(baseline))</title></line>"##)
         }

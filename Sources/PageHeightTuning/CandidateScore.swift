@@ -23,6 +23,12 @@ public struct CandidateScore: Sendable, Equatable {
     public var jumps: Distribution?
     /// Seconds from load finished to the final height, per known page that showed one.
     public var finalAfterLoad: Distribution?
+    /// px·s of wrong height (clipped or blank) per known page (`WrongHeightTime`).
+    public var wrongTime: Distribution?
+    /// px·s of clipped height per known page.
+    public var clippedTime: Distribution?
+    /// The latest final height over the known pages, seconds after load finished.
+    public var latestFinal: Double?
 
     public init(candidate: TuneCandidate, replays: [PageReplay]) {
         self.candidate = candidate
@@ -30,6 +36,7 @@ public struct CandidateScore: Sendable, Equatable {
         var wrong: [WrongPage] = []
         var jumps: [Double] = []
         var finals: [Double] = []
+        var wrongTimes: [Double] = [], clippedTimes: [Double] = []
         for replay in replays {
             switch replay.verdict {
             case .notJudged: continue
@@ -41,6 +48,9 @@ public struct CandidateScore: Sendable, Equatable {
             guard replay.verdict.isKnown else { continue }
             jumps.append(Double(max(replay.outcome.jumps.count - 1, 0)))
             if let final = replay.finalAfterLoad { finals.append(final) }
+            let time = replay.wrongTime ?? .none
+            wrongTimes.append(time.total)
+            clippedTimes.append(time.clipped)
         }
         self.judged = judged
         self.right = right
@@ -48,6 +58,9 @@ public struct CandidateScore: Sendable, Equatable {
         self.wrongPages = wrong
         self.jumps = Distribution(jumps)
         self.finalAfterLoad = Distribution(finals)
+        self.wrongTime = Distribution(wrongTimes)
+        self.clippedTime = Distribution(clippedTimes)
+        self.latestFinal = finals.max()
     }
 
     public var wrong: Int { wrongPages.count }
@@ -60,9 +73,17 @@ public struct CandidateScore: Sendable, Equatable {
     /// The largest error among the wrong pages, signed.
     public var worst: Double? { wrongPages.max { abs($0.error) < abs($1.error) }?.error }
 
-    /// What the Pareto front minimizes: pages not known to be right, jumps per page (mean),
-    /// seconds to the final height (mean).
+    /// What the Pareto front minimizes: pages not known to be right, px·s of wrong height per
+    /// page (mean), jumps per page (mean), seconds to the final height (mean).
     public var objectives: [Double] {
-        [Double(notRight), jumps?.mean ?? 0, finalAfterLoad?.mean ?? 0]
+        [Double(notRight), wrongTime?.mean ?? 0, jumps?.mean ?? 0, finalAfterLoad?.mean ?? 0]
+    }
+
+    /// The order of the front, best first: pages not right, then px·s of wrong height per page
+    /// (in steps of `TuneResult.noise.pixelSeconds`: smaller differences are noise), then jumps,
+    /// then the final height's time.
+    public var rank: [Double] {
+        let step = TuneResult.noise.pixelSeconds
+        return [Double(notRight), ((wrongTime?.mean ?? 0) / step).rounded(), jumps?.mean ?? 0, finalAfterLoad?.mean ?? 0]
     }
 }

@@ -26,6 +26,9 @@ public struct PageReplay: Sendable, Equatable {
     public var verdict: PageVerdict
     /// When the load finished.
     public var loadFinished: Double?
+    /// How long and by how much the app showed a wrong height (nil when the page is not known
+    /// right or wrong).
+    public var wrongTime: WrongHeightTime?
 
     /// Replays `report` under `app`.
     /// - Parameters:
@@ -55,6 +58,8 @@ public struct PageReplay: Sendable, Equatable {
         } else {
             verdict = .notJudged(report.height == nil ? "\(report.status.rawValue), no height" : "status \(report.status.rawValue)")
         }
+        wrongTime = verdict.isKnown ? WrongHeightTime(shown: outcome.jumps, content: timeline.samples, tolerance: tolerance,
+                                                                recordingEnd: report.timings.total) : nil
     }
 
     private static func horizonText(_ horizon: RecordedTimeline.Horizon, loadFinished: Double?) -> String {

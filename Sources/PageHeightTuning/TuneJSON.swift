@@ -27,6 +27,9 @@ public enum TuneJSON {
         var readerApp: Int?
         /// False when every page stopped changing within 0.5 s of its load.
         var judgesLatePolls: Bool
+        /// `--max-final`: the cap on the latest final height, and how many candidates it left out.
+        var maxFinal: Double?
+        var pastMaxFinal: Int
 
         init(_ result: TuneResult) {
             reports = result.reports.count
@@ -38,6 +41,8 @@ public enum TuneJSON {
             advice = result.advice
             readerApp = result.readerApp
             judgesLatePolls = result.judgesLatePolls
+            maxFinal = result.maxFinal
+            pastMaxFinal = result.pastMaxFinal
             let names = PageNames.shortened(result.reports.map(\.url))
             var nameOf: [String: String] = [:]
             for (report, name) in zip(result.reports, names) { nameOf[report.url] = name }
@@ -84,6 +89,9 @@ public enum TuneJSON {
         var worst: Double?
         var jumpsPerPage: Stats?
         var finalAfterLoad: Stats?
+        /// px·s of wrong height per page (`WrongHeightTime`), and of it clipped.
+        var wrongHeightPixelSeconds: Stats?
+        var clippedPixelSeconds: Stats?
         /// Candidates that score the same (front entries only).
         var alike: Int?
         /// The pages it gets wrong (front entries and the reader app's only).
@@ -113,6 +121,8 @@ public enum TuneJSON {
             worst = score.worst
             jumpsPerPage = Stats(score.jumps)
             finalAfterLoad = Stats(score.finalAfterLoad)
+            wrongHeightPixelSeconds = Stats(score.wrongTime)
+            clippedPixelSeconds = Stats(score.clippedTime)
             self.alike = alike
             wrongPages = names.map { names in
                 score.wrongPages.map { WrongPage(url: $0.url, page: names[$0.url] ?? $0.url, index: $0.index, error: $0.error) }

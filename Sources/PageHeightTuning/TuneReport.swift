@@ -37,7 +37,7 @@ public enum TuneReport {
                            alike: result.alike[index] ?? 0), rank == 0 ? "best" : result.scores[index].candidate.isReaderApp ? "app" : "")
         }
         if let reader = result.readerApp, !result.front.contains(reader) {
-            rows.append((TuneTable.row(result.scores[reader], mark: "app", alike: 0, offFront: true), "app"))
+            rows.append((TuneTable.row(result.scores[reader], mark: "app*", alike: 0), "app"))
         }
         let head = "<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>"
         let lines = rows.map { cells, kind in

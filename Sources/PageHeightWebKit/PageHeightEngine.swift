@@ -68,6 +68,24 @@ public final class PageHeightEngine: @unchecked Sendable {
 
     private static let instance = Mutex<PageHeightEngine?>(nil)
 
+    /// An engine with what `options` needs of a process (`EngineSettings`), as `shared(for:)`.
+    public convenience init(for options: MeasureOptions, sandbox: Bool = true, files: FileJail.Access? = nil) throws {
+        let settings = EngineSettings(options)
+        try self.init(fonts: settings.fonts, scale: settings.scale, languages: settings.languages,
+                      families: settings.families, sandbox: sandbox, files: files)
+    }
+
+    /// The process's shared engine with what `options` needs of a process (`EngineSettings`: its
+    /// fonts, its device's scale and font families, its languages): `options.device = .iphone`
+    /// renders at the iPhone's scale 3. The first call decides for the process; a later one with
+    /// other settings throws.
+    public static func shared(for options: MeasureOptions, sandbox: Bool = true,
+                              files: FileJail.Access? = nil) throws -> PageHeightEngine {
+        let settings = EngineSettings(options)
+        return try shared(fonts: settings.fonts, scale: settings.scale, languages: settings.languages,
+                          families: settings.families, sandbox: sandbox, files: files)
+    }
+
     /// The process's shared engine (the command line's), made on first use with these settings
     /// (as `init`), and again after it was shut down. Asking again with other settings than the
     /// runtime's is an error.
@@ -163,7 +181,8 @@ public final class PageHeightEngine: @unchecked Sendable {
             let device = options.deviceProfile
             report = ReportBuilder.inputError(url: page.url, message: "this measurement's device (\(device.name.rawValue)) renders "
                 + "at scale \(device.engineScale); the engine renders at scale \(scale) (one scale per process: start "
-                + "the engine with the device's scale)", options: options)
+                + "the engine for these options, PageHeightEngine.shared(for: options), or with "
+                + "PageHeightEngine.shared(scale: \(device.engineScale)))", options: options)
         } else if options.languages ?? MeasureOptions.defaultLanguages != languages {
             report = ReportBuilder.inputError(url: page.url, message: "this measurement asks for the languages "
                 + (options.languages ?? MeasureOptions.defaultLanguages).joined(separator: ",") + "; the engine asks for "
@@ -186,6 +205,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         }
         report.options.fonts = fonts
         report.fonts = fontSet
+        report.template = page.template
         return report
     }
 

@@ -32,8 +32,9 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         }
         let summary = CheckSummary(comparisons)
         let software = softwareNote(baseline: baseline, now: engine.measuredWith, failed: !summary.passed)
-        let wall = String(format: "%.1f", Date().timeIntervalSince(started))
-        try writeJUnit(results, comparisons, of: suite, parsed)
+        let elapsed = Date().timeIntervalSince(started)
+        let wall = String(format: "%.1f", elapsed)
+        try writeJUnit(results, comparisons, of: suite, parsed, wall: elapsed)
         try writeReport(results, comparisons, summary: summary, software: software, of: suite, parsed)
         let resources = ResourceWarnings(results, verbose: parsed.verbose)
         if parsed.update {
@@ -158,12 +159,13 @@ private func measure(_ cases: [RegressionCase], of suite: RegressionSuite, _ par
 
 /// `--junit FILE`: one testcase per case.
 private func writeJUnit(_ results: [RegressionRunner.CaseResult], _ comparisons: [CaseComparison], of suite: RegressionSuite,
-                        _ parsed: CheckArguments) throws(CheckExit) {
+                        _ parsed: CheckArguments, wall: Double) throws(CheckExit) {
     guard let junit = parsed.junit else { return }
     var seconds: [RegressionCase: Double] = [:]
     for result in results { seconds[result.testCase] = result.seconds }
     do {
-        try JUnitReport.xml(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, comparisons: comparisons, seconds: seconds)
+        try JUnitReport.xml(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, comparisons: comparisons, seconds: seconds,
+                             wall: wall)
             .write(toFile: junit, atomically: true, encoding: .utf8)
     } catch {
         standardError("Error: writing the JUnit file \(junit): \(error.localizedDescription)")
@@ -177,6 +179,7 @@ private func writeReport(_ results: [RegressionRunner.CaseResult], _ comparisons
     guard let directory = parsed.report else { return }
     let shown = results.enumerated().filter { parsed.all || !comparisons[$0.offset].passed }
     try? FileManager.default.removeItem(atPath: directory + "/fullSize")
+    try? FileManager.default.removeItem(atPath: directory + "/thumbnails")
     let failed = comparisons.filter { !$0.passed }.count
     // Decoding, comparing and scaling snapshots is CPU work: one case per core at a time.
     let made = Mutex<[HTMLReport.Entry?]>(Array(repeating: nil, count: shown.count))
@@ -190,7 +193,8 @@ private func writeReport(_ results: [RegressionRunner.CaseResult], _ comparisons
         entry.steps = result.report?.steps ?? []
         made.withLock { $0[place] = entry }
     }
-    let entries = made.withLock { $0.compactMap { $0 } }
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let entries = HTMLReport.linkingThumbnails(made.withLock { $0.compactMap { $0 } }, in: directory)
     let notes = [parsed.update ? "Compared with the baseline as it was before --update." : nil, software].compactMap { $0 }
     let html = HTMLReport.html(suiteName: URL(fileURLWithPath: suite.path).lastPathComponent, summary: summary.text, entries: entries,
                                note: notes.isEmpty ? nil : notes.joined(separator: " "), suiteArgument: parsed.suite)

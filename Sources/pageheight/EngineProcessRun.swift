@@ -65,8 +65,8 @@ func runAsEngineProcess() async -> Int32 {
             pipe.send(.started(index: entry.index))
             TestCrash.ifAskedFor(entry.page)
         }, measured: { entry, report in
-            pipe.send(.measured(.init(index: entry.index, status: report.status, seconds: report.timings.total,
-                                      ok: report.status == .ok, output: ReportEncoding.jsonLine(report))))
+            pipe.send(.measured(.init(index: entry.index, report: report, ok: report.status == .ok,
+                                      output: ReportEncoding.jsonLine(report))))
         })
     case .measure:
         for page in work.pages {
@@ -82,7 +82,7 @@ func runAsEngineProcess() async -> Int32 {
                 StandardError.write("\(prefix)Error: the snapshot \(arguments.snapshot ?? "") was not written: \(error)\n")
                 ok = false
             }
-            pipe.send(.measured(.init(index: index, status: report.status, seconds: report.timings.total, ok: ok,
+            pipe.send(.measured(.init(index: index, report: report, ok: ok,
                                       output: MeasureOutput.text(report, page: arguments.pages[index], of: arguments))))
         }
     }

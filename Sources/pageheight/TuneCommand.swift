@@ -10,7 +10,7 @@ func runTune(_ arguments: [String]) -> Int32 {
     case .exit(let code): return code
     }
     let candidates = TuneCandidate.all(family: parsed.family, given: parsed.candidates, thresholds: parsed.thresholds)
-    let result = TuneSearch(candidates: candidates, tolerance: parsed.tolerance).run(reports)
+    let result = TuneSearch(candidates: candidates, tolerance: parsed.tolerance, maxFinal: parsed.maxFinal).run(reports)
     if let path = parsed.report {
         let html = TuneReport.html(result, title: parsed.inputs.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "),
                                    heading: TuneTable.heading(result, family: parsed.family, thresholds: parsed.thresholds,
@@ -26,7 +26,8 @@ func runTune(_ arguments: [String]) -> Int32 {
     if parsed.json {
         StandardOutput.line(TuneJSON.encode(result))
     } else {
-        StandardOutput.line(TuneTable.text(result, family: parsed.family, thresholds: parsed.thresholds, given: parsed.candidates.count))
+        StandardOutput.line(TuneTable.text(result, family: parsed.family, thresholds: parsed.thresholds, given: parsed.candidates.count,
+                                           rows: parsed.allRows ? nil : TuneTable.shortFront))
     }
     return 0
 }

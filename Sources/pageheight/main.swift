@@ -86,9 +86,7 @@ func run() async -> Int32 {
 func startEngine(for options: MeasureOptions, sandbox: Bool, files: FileJail.Access? = nil) -> PageHeightEngine? {
     let engine: PageHeightEngine
     do {
-        engine = try PageHeightEngine.shared(fonts: options.fonts ?? FontChoice(), scale: options.deviceProfile.engineScale,
-                                             languages: options.languages ?? MeasureOptions.defaultLanguages,
-                                             families: DeviceFonts.of(options.deviceProfile.name), sandbox: sandbox, files: files)
+        engine = try PageHeightEngine.shared(for: options, sandbox: sandbox, files: files)
     } catch {
         StandardError.write("Error: the engine could not start: \(error)\n")
         return nil
@@ -142,7 +140,7 @@ func runBatch(_ arguments: CommandLineArguments, template: ReaderTemplate?) asyn
         results.started(index, name: names[index] ?? "")
     }, measured: { result in
         await results.record(result.output, index: result.index, name: names[result.index] ?? "", status: result.status,
-                             seconds: result.seconds)
+                             seconds: result.seconds, waitedForNetwork: result.waitedForNetwork)
     }, crashed: { page, message, seconds in
         guard case .entry(let entry) = page else { preconditionFailure("a batch's page is a list entry") }
         let url = (try? PageSource.parse(entry.page, standardInput: { nil }))?.url ?? entry.page
@@ -188,7 +186,7 @@ enum BatchStart {
 func openBatch(_ arguments: CommandLineArguments) -> BatchStart {
     var list: PageList
     do {
-        list = try PageList.read(arguments.pages[0])
+        list = try PageList.read(arguments.pages[0], glob: arguments.glob)
     } catch {
         return .exit(usageError("the list: \(error)"))
     }

@@ -29,6 +29,26 @@ import Testing
         }
     }
 
+    /// Issue 61.6: a rotation is one step; two sides in one `--then` say which step that is.
+    @Test func sizeSetsBothSidesInOneStep() throws {
+        #expect(try PageStep(parsing: "size=844x390") == .size(width: 844, height: 390))
+        #expect(try PageStep(parsing: "size = 844X390").description == "size=844x390")
+        for text in ["size=844", "size=844x", "size=0x390", "size=axb", "size=844x390x2"] {
+            #expect(throws: UsageError.self, "\(text)") { try PageStep(parsing: text) }
+        }
+        do {
+            _ = try PageStep(parsing: "width=844,height=390")
+            Issue.record("two steps in one were read")
+        } catch {
+            #expect(error.message == "'width=844,height=390' is two steps in one: a rotation is one step, size=844x390 "
+                + "(or give --then width=… and --then height=… apart)")
+        }
+        var options = MeasureOptions()
+        options.device = .iphone
+        options.steps = [.size(width: 844, height: 40_000)]
+        #expect(throws: UsageError.self) { try options.checkViewSize() }
+    }
+
     @Test func aTextZoomAndAPageZoomCannotBothHold() throws {
         try PageStep.checkZoom([.textZoom(1.5), .textZoom(1), .zoom(2)], pageZoom: 1)
         #expect(throws: UsageError.self) { try PageStep.checkZoom([.zoom(2), .textZoom(1.5)], pageZoom: 1) }

@@ -22,6 +22,9 @@ struct RegressionOutputTests {
         #expect(xml.contains(#"<testcase classname="a&amp;b.html" name="a&amp;b.html (width 320, font 16, zoom 1)" time="0.000"/>"#))
         #expect(xml.contains(#"<failure type="moved" message="card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px (+60 px, +10.0%; tolerance 0 px)">"#))
         #expect(xml.components(separatedBy: "<testcase ").count == 3)
+        // The check's own wall time, when given, is the suite's: its cases ran at once.
+        let timed = JUnitReport.xml(suiteName: "suite.json", comparisons: [moved, passed], seconds: [card: 1.5], wall: 0.9)
+        #expect(timed.contains(#"skipped="0" time="0.900">"#) && timed.contains(#"time="1.500">"#), "\(timed)")
     }
 
     @Test func htmlReportShowsBothHeightsBothTimelinesAndMarksTheChange() {
@@ -37,7 +40,7 @@ struct RegressionOutputTests {
         let html = HTMLReport.html(suiteName: "suite.json", summary: "1 case: 0 passed, 1 failed (1 moved)", entries: [entry])
         #expect(html.contains(#"<td class="baseline-height">600 px</td><td class="current-height">660 px</td>"#))
         #expect(html.contains(#"<svg class="timeline""#) && html.contains("<title>baseline 600 px</title>"))
-        #expect(html.contains(#"<path class="baseline-timeline" d="M52.0 "#), "the baseline's own timeline is drawn")
+        #expect(html.contains(#"<path class="baseline-timeline" d="M60.0 "#), "the baseline's own timeline is drawn")
         #expect(html.contains("timelines: current (blue) and as recorded with the baseline (grey)"))
         #expect(html.contains(#"data-role="baseline" width="50" height="30" src="data:image/jpeg;base64,/9j/""#))
         #expect(html.contains(#"data-role="current" width="50" height="33" src="data:image/jpeg;base64,/9j/""#))
@@ -84,7 +87,7 @@ struct RegressionOutputTests {
         #expect(template.inserting("<p>é</p>") == "<!DOCTYPE html><body><p>é</p></body>")
         #expect(throws: TemplateError.self) { try ReaderTemplate(html: "<body></body>") }
         let fragment = RegressionSuiteTests.pages.appendingPathComponent("regression/fragment.html").path
-        guard case .html(let html, let base, _) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
+        guard case .html(let html, let base, _, _) = try ReaderTemplate.standard.page(forFragmentAt: fragment) else {
             Issue.record("not an HTML page")
             return
         }
@@ -97,11 +100,17 @@ struct RegressionOutputTests {
     @Test func aTemplateFileIsBasedAtItsFolderAndTheFragmentsLinksPointAtTheFragmentsFolder() throws {
         let site = RegressionSuiteTests.pages.appendingPathComponent("templates")
         let template = try ReaderTemplate.load(site.appendingPathComponent("site/template.html").path)
-        guard case .html(let html, let base, let readable) = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path) else {
+        guard case .html(let html, let base, let readable, _) = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path) else {
             Issue.record("not an HTML page")
             return
         }
         let articles = site.appendingPathComponent("articles", isDirectory: true).absoluteString
+        // The report names the article and the template, not the folder the page is based at.
+        let page = try template.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path)
+        #expect(page.url == site.appendingPathComponent("articles/story.html").absoluteString)
+        #expect(page.template == site.appendingPathComponent("site/template.html").path)
+        #expect(try ReaderTemplate.standard.page(forFragmentAt: site.appendingPathComponent("articles/story.html").path).template == "default")
+        #expect(PageSource.html("<p>", baseURL: "file:///tmp/").url == "file:///tmp/" && PageSource.html("<p>", baseURL: "file:///tmp/").template == nil)
         #expect(base == site.appendingPathComponent("site", isDirectory: true).absoluteString)
         #expect(readable == [articles])
         #expect(html.contains(#"<link rel="stylesheet" href="site.css">"#))

@@ -75,7 +75,9 @@ struct RegressionSuiteTests {
     @Test(arguments: [
         (#"{ "widths": [390] }"#, "missing 'pages'"),
         (#"{ "pages": [] }"#, "'pages' must be a non-empty list"),
-        (#"{ "pages": ["card.html"], "width": 390 }"#, "unknown key 'width'"),
+        (#"{ "pages": ["card.html"], "width": 390 }"#, "unknown key 'width' (did you mean 'widths'?)"),
+        (#"{ "pages": ["card.html"], "widht": [390] }"#, "unknown key 'widht' (did you mean 'widths'?)"),
+        (#"{ "pages": [{ "path": "card.html", "tempalte": "default" }] }"#, "unknown key 'tempalte' in the page entry for 'card.html' (did you mean 'template'?)"),
         (#"{ "pages": ["card.html"], "widths": [0] }"#, "'widths' takes whole numbers between 1 and 100000, got 0"),
         (#"{ "pages": ["nope.html"] }"#, "no such file: nope.html"),
         (#"{ "pages": ["*.nope"] }"#, "no page matches '*.nope'"),

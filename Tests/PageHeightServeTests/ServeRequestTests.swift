@@ -39,7 +39,7 @@ struct ServeRequestTests {
         let single = try MeasureRequest.parse(Data(#"{"url": "https://example.com/post?id=1"}"#.utf8), settings: settings)
         #expect(!single.isList && single.combinations.count == 1 && single.host == "example.com")
         let template = try MeasureRequest.parse(Data(#"{"html": "<div>article</div>", "template": "default"}"#.utf8), settings: settings)
-        guard case .html(let html, let base, _) = template.page else { Issue.record("not HTML"); return }
+        guard case .html(let html, let base, _, _) = template.page else { Issue.record("not HTML"); return }
         #expect(html.contains("<div>article</div>") && html.contains("<!") && base == "about:blank")
     }
 

@@ -34,7 +34,10 @@ struct BatchCommandTests {
         #expect(result.status == 1, "one entry is not a page")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("3 of 3 pages: ok 2, load-error 1"), "\(result.stderr)")
-        #expect(result.stderr.contains("seconds per page: p50"))
+        // Wall time, not the page's: its pages settle after the 5.3 s schedule on the virtual clock
+        // in much less real time (issue 61.5).
+        let p50 = result.stderr.components(separatedBy: "seconds per page (wall clock): p50 ").dropFirst().first?.prefix { $0 != "," }
+        #expect(p50.flatMap { Double($0) }.map { $0 < 5 } == true, "\(result.stderr)")
         // -v: every page's steps, with its index in the list (the bad entry has none).
         for index in [0, 2] {
             #expect(result.stderr.contains("[\(index)] ") && result.stderr.contains("ended: settled"), "\(result.stderr)")

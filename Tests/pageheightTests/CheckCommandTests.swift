@@ -60,6 +60,10 @@ struct CheckCommandTests {
         #expect(lines.dropFirst().first?.hasPrefix("1 case: 0 passed, 1 failed (1 moved) (") == true)
         let junit = try String(contentsOf: directory.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains(#"<failure type="moved" message="card.html (width 390, font 16, zoom 1): baseline 600 px, now 660 px"#), "\(junit)")
+        // Times are the wall clock's: the page settles after its 5.3 s schedule on the virtual
+        // clock, in far less real time (issue 61.5).
+        let times = junit.components(separatedBy: #"time=""#).dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        #expect(times.count == 3 && times.allSatisfy { $0 < 5 }, "\(junit)")
 
         // The report, opened from disk in a real browser: both snapshots, both heights, the
         // changed region found by comparing the pixels.

@@ -32,6 +32,8 @@ struct CommandLineTests {
 
     @Test(arguments: [
         (["--bogus", "a.html"], "Error: unknown option '--bogus'"),
+        (["--widht", "390", "a.html"], "Error: unknown option '--widht' (did you mean '--width'?)"),
+        (["batch", "--jbos", "2", "list.txt"], "Error: unknown option '--jbos' (did you mean '--jobs'?)"),
         (["--width", "-5", "a.html"], "Error: '--width' must be between 1 and 100000, got -5"),
         ([String](), "Error: missing page (a file, a URL, or - for stdin)"),
         (["no/such/page.html"], "Error: no such file: "),
@@ -57,8 +59,11 @@ struct CommandLineTests {
     @Test func onePagePrintsOneHumanLine() throws {
         let result = try PageHeightBinary.run([page("static.html")])
         #expect(result.status == 0, "\(result.stderr)")
-        let pattern = #/^1234 px \(settled at \d+\.\d\d s; the 5\.30 s schedule shows the same\)\n$/#
+        let pattern = #/^1234 px \(settled at \d+\.\d\d s of page time; the 5\.30 s schedule shows the same\)\n$/#
         #expect(result.stdout.wholeMatch(of: pattern) != nil, "\(result.stdout)")
+        // The page's seconds are labelled where they are not the wall clock's (issue 61.5).
+        let real = try PageHeightBinary.run(["--clock", "real", page("static.html")])
+        #expect(real.stdout.wholeMatch(of: #/^1234 px \(settled at \d+\.\d\d s; the 5\.30 s schedule shows the same\)\n$/#) != nil, "\(real.stdout)")
     }
 
     /// The one-line output names a real disagreement of the metrics (margins.html: children's

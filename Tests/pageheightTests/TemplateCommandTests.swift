@@ -16,6 +16,9 @@ struct TemplateCommandTests {
         let styled = try PageHeightBinary.run(["--offline", "--template", template, story])
         #expect(styled.status == 0, "\(styled.stderr)")
         #expect(styled.stdout.hasPrefix("1100 px ("), "\(styled.stdout)")
+        let json = try PageHeightBinary.run(["--offline", "--json", "--template", "default", story])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(report["url"] as? String == URL(fileURLWithPath: story).absoluteString && report["template"] as? String == "default", "\(json.stdout.prefix(300))")
         let plain = try PageHeightBinary.run(["--offline", "--template", "default", story])
         #expect(plain.status == 0 && !plain.stdout.hasPrefix("1100 px"), "\(plain.stdout)")
         #expect(!plain.stderr.contains("warning"), "\(plain.stderr)")
@@ -37,8 +40,16 @@ struct TemplateCommandTests {
         let reports = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let byIndex = Dictionary(uniqueKeysWithValues: reports.map { ($0["index"] as! Int, $0) })
         #expect(byIndex[0]?["height"] as? Double == 1100, "\(result.stdout)")
+        // Each report names its article and the template it was put into, not the template's folder.
+        #expect(byIndex[0]?["url"] as? String == URL(fileURLWithPath: story).absoluteString, "\(result.stdout)")
+        #expect(byIndex[0]?["template"] as? String == template, "\(result.stdout)")
+        #expect(byIndex[1]?["template"] as? String == template, "\(result.stdout)")
         #expect(byIndex[1]?["status"] as? String == "load-error")
         #expect((byIndex[1]?["message"] as? String)?.contains("a template takes a file") == true)
+        // replay names the article in its page column, not the template's folder.
+        let replay = try PageHeightBinary.run(["replay", "-"], stdin: result.stdout)
+        #expect(replay.status == 0 && replay.stdout.split(separator: "\n").contains { $0.contains("templates/articles/story.html ") },
+                "\(replay.stdout)")
     }
 
     @Test func checkResolvesTheTemplatesLinksBesideTheTemplate() throws {

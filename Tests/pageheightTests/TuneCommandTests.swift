@@ -60,6 +60,15 @@ struct TuneCommandTests {
         #expect(report.contains(#"<svg class="pareto""#) && report.contains(#"<section class="candidate" id="app">"#))
         #expect(report.contains("grow-6.5.html") && report.contains("clipped by 500 px"))
 
+        // Issue 61.2: every candidate is scored on the wrong height a reader sees over time, and
+        // --max-final leaves out those that show a final height later than asked.
+        #expect(candidates.allSatisfy { $0["wrongHeightPixelSeconds"] != nil })
+        let capped = try PageHeightBinary.run(arguments + ["--json", "--max-final", "1"])
+        let cappedDocument = try #require(try JSONSerialization.jsonObject(with: Data(capped.stdout.utf8)) as? [String: Any])
+        #expect(cappedDocument["maxFinal"] as? Double == 1 && (cappedDocument["pastMaxFinal"] as? Int ?? 0) > 0, "\(capped.stdout.prefix(400))")
+        #expect((cappedDocument["front"] as? [Int])?.contains(cappedDocument["readerApp"] as? Int ?? -1) == false,
+                "the default shows grow-2.5.html's final height 2.5 s after load")
+
         let table = try PageHeightBinary.run(arguments)
         #expect(table.stdout.contains("\nbest  0.1,0.2,0.5,1,1.5,2,3 ") && table.stdout.contains("\napp   0.1,0.2,0.5,1,1.5,2 "),
                 "\(table.stdout)")
@@ -68,6 +77,7 @@ struct TuneCommandTests {
     @Test(arguments: [
         (["replay"], "Error: missing reports", "USAGE: pageheight replay [options] <reports> ..."),
         (["tune", "--growth", "0.5", "a.jsonl"], "Error: '--growth' must be between", "USAGE: pageheight tune [options] <reports> ..."),
+        (["tune", "--max-final", "soon", "a.jsonl"], "Error: '--max-final' takes seconds, not 'soon'", "USAGE: pageheight tune [options] <reports> ..."),
         (["tune", "no-such-file.jsonl"], "Error: the reports: no such file: no-such-file.jsonl", "USAGE: pageheight tune [options] <reports> ..."),
         (["replay", "Package.swift"], "Error: the reports: Package.swift: not a pageheight report (not JSON)", "USAGE: pageheight replay [options] <reports> ..."),
     ])

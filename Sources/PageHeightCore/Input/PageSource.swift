@@ -6,16 +6,19 @@ public enum PageSource: Sendable, Equatable, Codable {
     case url(String)
     /// An absolute path to a local file (loaded as a file:// URI).
     case file(String)
-    /// HTML text, with the base URL that resolves its relative links, and directories (`file://`
-    /// URLs ending in `/`) it may read besides the base's (a template's fragment's).
-    case html(String, baseURL: String, alsoReadable: [String] = [])
+    /// HTML text, with the base URL that resolves its relative links, directories (`file://`
+    /// URLs ending in `/`) it may read besides the base's (a template's fragment's), and, for an
+    /// article fragment put into a reader template, which fragment and which template.
+    case html(String, baseURL: String, alsoReadable: [String] = [], article: TemplatedArticle? = nil)
 
-    /// The URL the report names.
+    /// The URL the report names: the page's, a fragment's (not its template's folder), or the base
+    /// of HTML given as text.
     public var url: String {
         switch self {
         case .url(let url): url
         case .file(let path): URL(fileURLWithPath: path).absoluteString
-        case .html(_, let base, _): base
+        case .html(_, _, _, let article?): article.url
+        case .html(_, let base, _, nil): base
         }
     }
 
@@ -25,12 +28,19 @@ public enum PageSource: Sendable, Equatable, Codable {
         switch self {
         case .url: return []
         case .file(let path): return [(path as NSString).deletingLastPathComponent]
-        case .html(_, let base, let also):
+        case .html(_, let base, let also, _):
             return ([base] + also).compactMap { text -> String? in
                 guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else { return nil }
                 return text.hasSuffix("/") ? url.path : url.deletingLastPathComponent().path
             }
         }
+    }
+
+    /// The reader template the page was put into (its path, or `default`), nil for a page
+    /// measured as it is.
+    public var template: String? {
+        if case .html(_, _, _, let article?) = self { return article.template }
+        return nil
     }
 
     /// The most HTML a page given as text may have (on standard input, or a reader template with

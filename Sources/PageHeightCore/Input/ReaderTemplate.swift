@@ -16,19 +16,23 @@ public struct ReaderTemplate: Sendable, Equatable {
     /// The directory of the template's file (a `file://` URL ending in `/`); nil for the
     /// built-in template.
     public var directory: String?
+    /// What the report names as the template: its file's absolute path, or `default` for the
+    /// built-in one.
+    public var name: String
 
     /// Checks that `html` has the placeholder.
-    public init(html: String, origin: String = "the template", directory: String? = nil) throws(TemplateError) {
+    public init(html: String, origin: String = "the template", directory: String? = nil, name: String = "default") throws(TemplateError) {
         guard html.contains(Self.placeholder) else { throw TemplateError(origin, "no \(Self.placeholder) placeholder to insert the article at") }
         self.html = html
         self.directory = directory
+        self.name = name
     }
 
     public static func load(_ path: String) throws(TemplateError) -> ReaderTemplate {
         let data = try read(path, what: "the file")
         let absolute = URL(fileURLWithPath: path).standardizedFileURL
         return try ReaderTemplate(html: String(decoding: data, as: UTF8.self), origin: path,
-                                  directory: absolute.deletingLastPathComponent().absoluteString)
+                                  directory: absolute.deletingLastPathComponent().absoluteString, name: absolute.path)
     }
 
     /// The template with `fragment` at the placeholder (every occurrence).
@@ -36,7 +40,8 @@ public struct ReaderTemplate: Sendable, Equatable {
         html.replacingOccurrences(of: Self.placeholder, with: fragment)
     }
 
-    /// The page to measure for the fragment file at `path` (absolute).
+    /// The page to measure for the fragment file at `path` (absolute); its `url` is the fragment's
+    /// and its `template` this template's name.
     public func page(forFragmentAt path: String) throws(TemplateError) -> PageSource {
         let data = try Self.read(path, what: "the article fragment")
         let copies = html.components(separatedBy: Self.placeholder).count - 1
@@ -47,9 +52,10 @@ public struct ReaderTemplate: Sendable, Equatable {
         var fragmentDirectory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().absoluteString
         if !fragmentDirectory.hasSuffix("/") { fragmentDirectory += "/" }
         let fragment = String(decoding: data, as: UTF8.self)
-        guard let directory else { return .html(inserting(fragment), baseURL: fragmentDirectory) }
+        let article = TemplatedArticle(url: URL(fileURLWithPath: path).standardizedFileURL.absoluteString, template: name)
+        guard let directory else { return .html(inserting(fragment), baseURL: fragmentDirectory, article: article) }
         return .html(inserting(FragmentLinks.absolute(fragment, directory: fragmentDirectory)), baseURL: directory,
-                     alsoReadable: fragmentDirectory == directory ? [] : [fragmentDirectory])
+                     alsoReadable: fragmentDirectory == directory ? [] : [fragmentDirectory], article: article)
     }
 
     /// Why the file at `path` is not an article fragment, when it is a whole document (a doctype

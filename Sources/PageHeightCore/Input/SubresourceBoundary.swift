@@ -61,7 +61,7 @@ package enum SubresourceBoundary {
         let blocks = [#"^file:///"#, #"^file://localhost/"#]
         var readable: [String] = []
         if let directory = fileDirectory(source) { readable.append(directory) }
-        if case .html(_, _, let alsoReadable) = source {
+        if case .html(_, _, let alsoReadable, _) = source {
             readable += alsoReadable.filter { $0.hasPrefix("file:///") && $0.hasSuffix("/") }
         }
         let exceptions = readable.map { "^" + escape($0) }
@@ -174,7 +174,7 @@ package enum SubresourceBoundary {
         switch source {
         case .file(let path):
             return URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true).absoluteString
-        case .html(_, let base, _):
+        case .html(_, let base, _, _):
             guard let url = URL(string: base), url.isFileURL else { return nil }
             return URL(fileURLWithPath: base.hasSuffix("/") ? url.path : url.deletingLastPathComponent().path,
                        isDirectory: true).absoluteString

@@ -124,6 +124,7 @@ public struct MeasureOptions: Codable, Sendable, Equatable {
         for step in steps ?? [] {
             switch step {
             case .width(let px), .height(let px): sides.append(("'--then \(step)'", px))
+            case .size(let width, let height): sides += [("'--then \(step)'", width), ("'--then \(step)'", height)]
             default: continue
             }
         }

@@ -427,8 +427,9 @@ extension MeasuringOption {
     package static let then = MeasuringOption(
         name: "--then", negation: nil, placeholder: "step", valueIsOptional: false, suiteKey: .value("steps"),
         help: "Once the page has its height, do this in the same view and measure again until settled (repeat it for "
-            + "more steps, applied in order): " + PageStep.forms.joined(separator: ", ") + ". The report's steps say "
-            + "what each app strategy shows after each.",
+            + "more steps, applied in order): " + PageStep.forms.joined(separator: ", ") + " (a rotation: size=844x390). "
+            + "The report's steps say what each app strategy shows after each; heights stay in CSS px after zoom= "
+            + "(the view shows each CSS px as FACTOR of its own).",
         defaultText: nil, rangeText: nil,
         read: { given, options throws(UsageError) in
             options.steps = (options.steps ?? []) + [try PageStep(parsing: try given.value())]

@@ -87,6 +87,10 @@ public struct Timings: Codable, Sendable, Equatable {
     /// When the report was made on the wall clock, when the page ran on the virtual clock
     /// (every other time here is then virtual).
     public var realTotal: Double?
+
+    /// The seconds the measurement took on the wall clock: `realTotal` on the virtual clock,
+    /// `total` on the real one. What a person waited, where `total` is the page's time.
+    public var wallSeconds: Double { realTotal ?? total }
 }
 
 /// The engine's own work for a page, to set pageheight's overhead against.
@@ -144,6 +148,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     public var failedResources: [FailedResource]? = nil
     /// How many subresources failed, when more than `failedResources` lists.
     public var failedResourcesTotal: Int? = nil
+    /// The requests in flight when the measurement ended on its timeout (only when some were),
+    /// and how many of the page's http(s) requests had answered.
+    public var requestsInFlight: PendingRequests? = nil
     /// Pending work the rules stopped waiting for, and when (font faces that kept loading
     /// past the probe's patience).
     public var gaveUp: String?
@@ -176,4 +183,7 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// What happened after each step (`--then`), in order; the report's other fields are the
     /// page's before the first step. Samples carry the step they belong to.
     public var steps: [StepReport]? = nil
+    /// The reader template the page (an article fragment, named by `url`) was put into: its
+    /// path, or `default` for the built-in one; absent for a page measured as it is.
+    public var template: String? = nil
 }

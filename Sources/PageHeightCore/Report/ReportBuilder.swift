@@ -29,6 +29,9 @@ public struct ReportBuilder: Sendable {
     public var verdictLayout: Double = 0
     /// Subresources that failed to load (as many as the engine kept), and how many failed.
     public var failedResources: (listed: [FailedResource], total: Int) = ([], 0)
+    /// The requests in flight when the measurement ended, and how many had answered: named in
+    /// the report and its message when it ended on the timeout.
+    public var requestsInFlight: PendingRequests?
 
     public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
                 metrics: HeightMetrics? = nil, text: PlainText? = nil) {
@@ -106,6 +109,10 @@ public struct ReportBuilder: Sendable {
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
         report.clockJumps = session.clockJumps.isEmpty ? nil : session.clockJumps
+        if case .timedOut = end, let requests = requestsInFlight, let note = requests.note(offline: options.offline, page: url) {
+            report.requestsInFlight = requests
+            report.message = report.message.map { $0 + "; " + note } ?? note
+        }
         if !failedResources.listed.isEmpty {
             report.failedResources = failedResources.listed
             if failedResources.total > failedResources.listed.count { report.failedResourcesTotal = failedResources.total }

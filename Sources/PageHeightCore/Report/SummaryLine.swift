@@ -21,6 +21,12 @@ public enum SummaryLine {
         return line
     }
 
+    /// ` of page time` on the virtual clock, whose seconds are the page's, not the wall clock's
+    /// (the report's `timings.realTotal` has those); nothing on the real clock, where they are one.
+    static func pageTime(_ report: PageReport) -> String {
+        report.timings.realTotal == nil ? "" : " of page time"
+    }
+
     private static func body(_ report: PageReport) -> String {
         let options = report.options
         let schedule = "the \(Seconds.format(options.schedule.duration)) schedule"
@@ -36,12 +42,12 @@ public enum SummaryLine {
         switch report.status {
         case .ok where options.until == .quick:
             // The quick rule ran no schedule: say what it measured, nothing about polls it never took.
-            let at = report.timings.settledAt.map { "measured at \(Seconds.format($0))" } ?? "quiet at the timeout"
+            let at = report.timings.settledAt.map { "measured at \(Seconds.format($0))\(pageTime(report))" } ?? "quiet at the timeout"
             return head + " (quick rule: \(at), once the load finished and fonts and images were done)"
         case .ok:
             var details: [String] = []
             if let settled = report.timings.settledAt {
-                details.append("settled at \(Seconds.format(settled))")
+                details.append("settled at \(Seconds.format(settled))\(pageTime(report))")
             } else if let message = report.message, message.hasPrefix(ReportBuilder.navigationLoopNote) {
                 details.append(message)
             } else {

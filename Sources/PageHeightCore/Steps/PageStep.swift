@@ -9,6 +9,8 @@ public enum PageStep: Sendable, Equatable, Hashable, CustomStringConvertible {
     case width(Int)
     /// The viewport's height in CSS px (fit mode fits the view again afterwards).
     case height(Int)
+    /// Both at once, as a rotation does (`size=844x390`): one step, one new layout.
+    case size(width: Int, height: Int)
     /// The engine's default font size in CSS px, changed live.
     case fontSize(Int)
     /// Text-only zoom, as the system text size a reader app passes on.
@@ -35,13 +37,16 @@ public enum PageStep: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// The steps as help and errors list them.
     public static let forms = [
-        "width=PX", "height=PX", "font-size=PX", "text-zoom=FACTOR", "zoom=FACTOR", "color-scheme=dark|light",
+        "width=PX", "height=PX", "size=WIDTHxHEIGHT", "font-size=PX", "text-zoom=FACTOR", "zoom=FACTOR", "color-scheme=dark|light",
         "click=SELECTOR", "scroll=bottom|PX", "wait=SECONDS",
     ]
 
     /// Reads one step as `--then` and a suite's `steps` give it.
     public init(parsing text: String) throws(UsageError) {
         let list = "steps are " + Self.forms.joined(separator: ", ")
+        if let size = Self.sizeMeant(by: text) {
+            throw UsageError("'\(text)' is two steps in one: a rotation is one step, size=\(size) (or give --then width=… and --then height=… apart)")
+        }
         guard let equals = text.firstIndex(of: "=") else {
             throw UsageError("'\(text)' is not a step: \(list)")
         }
@@ -63,6 +68,13 @@ public enum PageStep: Sendable, Equatable, Hashable, CustomStringConvertible {
         switch name {
         case "width": self = .width(try whole(MeasuringOption.widthRange))
         case "height": self = .height(try whole(1...100_000))
+        case "size":
+            let sides = value.lowercased().split(separator: "x", omittingEmptySubsequences: false).map(String.init)
+            guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]),
+                  MeasuringOption.widthRange.contains(width), (1...100_000).contains(height) else {
+                throw bad("WIDTHxHEIGHT in whole CSS px (size=844x390), each 1-100000")
+            }
+            self = .size(width: width, height: height)
         case "font-size": self = .fontSize(try whole(MeasuringOption.fontSizeRange))
         case "text-zoom": self = .textZoom(try factor())
         case "zoom": self = .zoom(try factor())
@@ -90,6 +102,20 @@ public enum PageStep: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `WxH` when `text` sets the width and the height in one `--then` (`width=844,height=390`),
+    /// which is the step `size=WxH`.
+    static func sizeMeant(by text: String) -> String? {
+        var width: String?, height: String?
+        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else { return nil }
+        for part in parts {
+            if part.hasPrefix("width=") { width = String(part.dropFirst(6)) }
+            if part.hasPrefix("height=") { height = String(part.dropFirst(7)) }
+        }
+        guard let width, let height, Int(width) != nil, Int(height) != nil else { return nil }
+        return "\(width)x\(height)"
+    }
+
     /// Whether it is a `scroll` step.
     public var isScroll: Bool { if case .scroll = self { true } else { false } }
 
@@ -97,6 +123,7 @@ public enum PageStep: Sendable, Equatable, Hashable, CustomStringConvertible {
         switch self {
         case .width(let px): "width=\(px)"
         case .height(let px): "height=\(px)"
+        case .size(let width, let height): "size=\(width)x\(height)"
         case .fontSize(let px): "font-size=\(px)"
         case .textZoom(let factor): "text-zoom=\(DecimalText.format(factor))"
         case .zoom(let factor): "zoom=\(DecimalText.format(factor))"

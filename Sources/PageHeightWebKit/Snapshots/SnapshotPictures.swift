@@ -60,6 +60,24 @@ public enum SnapshotPictures {
             return Thumbnail(jpeg: Data(bytes: buffer, count: Int(size)), width: width, height: height)
         }
 
+        /// One signature a row (FNV-1a of its RGB samples): equal rows, equal signatures; what
+        /// `RowAlignment` lines two snapshots up by.
+        public func rowSignatures() -> [UInt64] {
+            withExtendedLifetime(self) {
+                let pixels = Pixels(pixbuf)
+                return (0..<pixels.height).map { y in
+                    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                    let row = pixels.bytes + y * pixels.rowstride
+                    for x in 0..<pixels.width {
+                        for channel in 0..<3 {
+                            hash = (hash ^ UInt64(row[x * pixels.channels + channel])) &* 0x100_0000_01b3
+                        }
+                    }
+                    return hash
+                }
+            }
+        }
+
         /// The bounding box of the pixels whose colour differs from `other`'s, the two laid over
         /// each other from the top left (a pixel only one of them has differs); nil when none
         /// differs.

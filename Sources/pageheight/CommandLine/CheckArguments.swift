@@ -119,7 +119,11 @@ struct CheckArguments: RunOptionArguments, Equatable, Sendable {
                 result.zooms = try given.list(example: "320,390") { Double($0).flatMap { $0.isFinite ? $0 : nil } }
             case "--format": try only(.sweep); result.format = try given.choice()
             default:
-                guard try result.measuring.read(&given) else { throw UsageError("unknown option '\(given.name)'") }
+                guard try result.measuring.read(&given) else {
+                    throw UsageError.unknownOption(given.name, known: ["--update", "--accept-status", "--junit", "--report", "--all",
+                        "--grep", "--prune", "--allow-outside", "--widths", "--font-sizes", "--zooms", "--format", "--fonts",
+                        "--font-dir"] + RunOption.all.flatMap(\.switches) + MeasuringOption.allSwitches)
+                }
             }
         }
         try result.measuring.validate()

@@ -20,8 +20,13 @@ struct CommandLineArguments: RunOptionArguments, Equatable, Sendable {
     var resume = false
     var retries = 0
     var shard: Shard?
+    /// `--glob PATTERN`: of a directory list, only the files whose path below it matches.
+    var glob: String?
 
     init() {}
+
+    /// The options read here (besides the run and measuring options), for "did you mean".
+    static let ownSwitches = ["--version", "--snapshot", "--out", "-o", "--resume", "--retries", "--fonts", "--font-dir", "--shard", "--glob"]
 
     var runOptionCommand: RunOption.Command { command == .batch ? .batch : .measure }
 
@@ -44,11 +49,15 @@ struct CommandLineArguments: RunOptionArguments, Equatable, Sendable {
             case "--out", "-o": result.out = try given.value()
             case "--resume": try given.flag(); result.resume = true
             case "--retries": result.retries = try given.integer()
+            case "--glob": result.glob = try given.value()
             case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
             case "--shard":
                 result.shard = try given.value(Shard.init(parsing:), refusal: { "'--shard' takes K/N with 1 <= K <= N, e.g. 2/4; got '\($0)'" })
             default:
-                guard let option = MeasuringOption.named(given.name) else { throw UsageError("unknown option '\(given.name)'") }
+                guard let option = MeasuringOption.named(given.name) else {
+                    throw UsageError.unknownOption(given.name, known: Self.ownSwitches + RunOption.all.flatMap(\.switches)
+                        + MeasuringOption.allSwitches)
+                }
                 try option.read(&given, &result.options)
             }
             if result.command == .measure, Self.batchOptions.contains(given.name) {
@@ -59,7 +68,7 @@ struct CommandLineArguments: RunOptionArguments, Equatable, Sendable {
         return result
     }
 
-    private static let batchOptions: Set = ["--out", "-o", "--resume", "--retries", "--shard"]
+    private static let batchOptions: Set = ["--out", "-o", "--resume", "--retries", "--shard", "--glob"]
 
     /// Checks ranges and combinations that parsing alone cannot.
     func validate() throws(UsageError) {

@@ -49,6 +49,8 @@ enum HelpText {
           --resume                Continue an --out file: skip the pages it holds, repair a cut-off last line.
           --retries <n>           Measure a page whose web process crashed again, n times. (default: 0)
           --shard <k>/<n>         Measure only slice k of n (from 1): a stable split by a hash of each entry.
+          --glob <pattern>        Of a directory, only the .html files whose path below it matches
+                                  (* matches / too: '*/source.html').
         \(RunOption.helpLines(for: .batch))
 
         REGRESSION:

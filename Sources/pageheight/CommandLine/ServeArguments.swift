@@ -41,7 +41,10 @@ struct ServeArguments: Equatable, Sendable {
             case "--no-sandbox": try given.flag(); result.sandbox = false
             case "--fonts", "--font-dir": try FontChoice.read(&given, into: &result.options.fonts)
             default:
-                guard let option = MeasuringOption.named(given.name) else { throw UsageError("unknown option '\(given.name)'") }
+                guard let option = MeasuringOption.named(given.name) else {
+                    throw UsageError.unknownOption(given.name, known: ["--help", "--listen", "--jobs", "--queue", "--token-file",
+                        "--pages-dir", "--max-body", "--drain", "--no-sandbox", "--fonts", "--font-dir"] + MeasuringOption.allSwitches)
+                }
                 if option.name == "--cookies" {
                     throw UsageError("'--cookies' is not an option of 'pageheight serve': a request sends its own \"cookies\"")
                 }

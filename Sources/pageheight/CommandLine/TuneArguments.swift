@@ -25,6 +25,10 @@ struct TuneArguments: RunOptionArguments, Equatable, Sendable {
     var family = ScheduleFamily()
     /// `--report FILE`: the HTML report.
     var report: String?
+    /// `--max-final SECONDS`: candidates whose final height comes later on some page are left off the front.
+    var maxFinal: Double?
+    /// `--all`: every row of the front, not the first `TuneTable.shortFront`.
+    var allRows = false
 
     static let defaultThresholds: [Double] = [0, 2, 5, 10, 20]
 
@@ -49,7 +53,16 @@ struct TuneArguments: RunOptionArguments, Equatable, Sendable {
             case "--growth": try only(.tune); result.family.growthFactors = try given.list(example: "1,2,5", Double.init)
             case "--last": try only(.tune); result.family.lastPolls = try given.list(example: "1,2,5", Double.init)
             case "--report": try only(.tune); result.report = try given.value()
-            default: throw UsageError("unknown option '\(given.name)'")
+            case "--max-final":
+                try only(.tune)
+                let text = try given.value()
+                guard let seconds = Double(text), seconds.isFinite else { throw UsageError("'--max-final' takes seconds, not '\(text)'") }
+                result.maxFinal = seconds
+            case "--all": try only(.tune); result.allRows = true
+            default:
+                throw UsageError.unknownOption(given.name, known: ["--schedule", "--threshold", "--fit", "--no-fit", "--candidate",
+                    "--thresholds", "--polls", "--first", "--growth", "--last", "--report", "--max-final", "--all"]
+                    + RunOption.all.flatMap(\.switches))
             }
         }
         if replayed.contains("--schedule") { result.schedule = replayed.parsed.schedule }
@@ -71,6 +84,7 @@ struct TuneArguments: RunOptionArguments, Equatable, Sendable {
         for first in family.firstDelays { try checkRange(first, "--first", 0.001...600) }
         for growth in family.growthFactors { try checkRange(growth, "--growth", 1...100) }
         for last in family.lastPolls { try checkRange(last, "--last", 0.001...600) }
+        if let maxFinal { try checkRange(maxFinal, "--max-final", 0...600) }
         let size = family.polls.count * family.firstDelays.count * family.growthFactors.count * family.lastPolls.count
         if size * thresholds.count > 200_000 {
             throw UsageError("the family is too large: \(size) schedules x \(thresholds.count) thresholds (at most 200000 candidates)")
@@ -124,10 +138,12 @@ struct TuneArguments: RunOptionArguments, Equatable, Sendable {
 
         Replays every recorded page under every candidate (a schedule and a threshold) and scores each:
         pages left wrong at the end (clipped, or blank space, by more than the tolerance), pages it
-        cannot be judged on (unknown), visible jumps per page, seconds from load finished to the final
-        height, polls per page. Prints the Pareto front: no other candidate has fewer pages wrong or
-        unknown, fewer jumps (mean per page) and an earlier final height (mean) at once. The first row
-        is the recommendation; the reader app's default is always scored and shown:
+        cannot be judged on (unknown), the wrong height the reader looks at over time (px·s per page:
+        the area between the height shown and the page's own), visible jumps per page, seconds from load
+        finished to the final height, polls per page. Prints the Pareto front: no other candidate is
+        better on all four (pages wrong or unknown, wrong height over time, jumps, final height) at once,
+        best first, its first \(TuneTable.shortFront) rows. The first row is the recommendation; the reader app's
+        default is always scored and shown:
         \(TuneCandidate.readerApp.sleeps) s at 5 px.
 
         The family: at most <polls> polls, the first <first> s after load finished, each sleep <growth>
@@ -145,6 +161,9 @@ struct TuneArguments: RunOptionArguments, Equatable, Sendable {
           --first <list>          The family's first delays, s. (default: \(items(family.firstDelays, DecimalText.format)))
           --growth <list>         The family's growth factors. (default: \(items(family.growthFactors, DecimalText.format)))
           --last <list>           The family's last poll times, s. (default: \(items(family.lastPolls, DecimalText.format)))
+          --max-final <seconds>   Leave off the front every candidate that shows some page's final height
+                                  later than this after load finished. (default: no cap)
+          --all                   Print every row of the front. (default: the first \(TuneTable.shortFront))
           --report <file.html>    Write a self-contained HTML report: the Pareto chart, the front, and the
                                   pages the recommended and the default schedule get wrong, with timelines.
         \(RunOption.helpLines(for: .tune))

@@ -179,6 +179,10 @@ final class MeasurementDriver {
         builder.quirksMode = reading?.compatMode.map { $0 == "BackCompat" }
         builder.failedResources = FailedResource.merging(view.failedResources, pageSaw: reading?.resourceErrors ?? [],
                                                           offline: options.offline ? options.offlineMode : nil)
+        if case .timedOut = reason {
+            builder.requestsInFlight = view.requestsAtEnd
+            if let note = builder.requestsInFlight?.note(offline: options.offline, page: page.source.url) { self.note(note) }
+        }
         if builder.verdict().0 == .fallback { builder.text = await pageText() }
         var report = builder.build()
         if let snapshotPath {
@@ -204,7 +208,7 @@ final class MeasurementDriver {
     /// from the loaded main resource (within a second).
     private func pageText() async -> PlainText? {
         switch page.source {
-        case .html(let html, _, _):
+        case .html(let html, _, _, _):
             return PlainText(html: html)
         case .file(let path):
             if let data = FileManager.default.contents(atPath: path) {

@@ -145,6 +145,11 @@ final class StepRunner {
             stepOptions.height = height
             try await fitting.resizeView(to: Double(height))
             _ = page.session.resized(to: Double(height), at: page.now, contentHeight: nil)
+        case .size(let width, let height):
+            (stepOptions.width, stepOptions.height) = (width, height)
+            view.setViewportWidth(width, height: Double(height))
+            try await fitting.resizeView(to: Double(height), width: width)
+            _ = page.session.resized(to: Double(height), at: page.now, contentHeight: nil)
         case .fontSize(let px):
             stepOptions.fontSize = px
             view.setFontSize(px)

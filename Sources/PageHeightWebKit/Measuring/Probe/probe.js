@@ -25,12 +25,16 @@ const nativeFrame = window.requestAnimationFrame ? window.requestAnimationFrame.
 const queue = (fn) => nativeFrame ? nativeFrame(fn) : nativeSetTimeout(fn, 16);
 
 // --- metrics -----------------------------------------------------------------------------
+// The lowest box a reader can see: content the engine lays out but does not show (a closed
+// <details>'s, under content-visibility: hidden) is left out, as the body's scroll height does.
 function lowestElement() {
   let lowest = 0;
   const all = document.getElementsByTagName('*');
   for (let i = 0; i < all.length; i++) {
     const r = all[i].getBoundingClientRect();
-    if ((r.width || r.height) && r.bottom > lowest) lowest = r.bottom;
+    if (!(r.width || r.height) || r.bottom <= lowest) continue;
+    if (all[i].checkVisibility && !all[i].checkVisibility()) continue;
+    lowest = r.bottom;
   }
   return lowest + window.scrollY;
 }
@@ -279,6 +283,46 @@ function selectorPath(element) {
   }
   return parts.join(' > ');
 }
+// The declaration that ties `element` to the view, as its style sheet says it (`min-height:
+// 100vh`): its inline style first, then the rules that match it (the first 5000 rules, @media
+// blocks included; sheets of other origins cannot be read). Null when none uses a view unit.
+const VIEW_UNIT = /\d(\.\d+)?(s|d|l)?(vh|vmin|vmax)\b/;
+const VIEW_PROPERTIES = ['height', 'min-height', 'max-height', 'flex-basis', 'padding-top', 'padding-bottom',
+  'margin-top', 'margin-bottom', 'top', 'bottom', 'inset', 'block-size', 'min-block-size'];
+function viewUnitDeclaration(element) {
+  const inStyle = (style) => {
+    for (const name of VIEW_PROPERTIES) {
+      const value = style.getPropertyValue(name);
+      if (value && VIEW_UNIT.test(value)) return name + ': ' + kept(value, TEXT_KEPT);
+    }
+    return null;
+  };
+  const own = element.style ? inStyle(element.style) : null;
+  if (own) return own;
+  let budget = 5000;
+  const search = (rules) => {
+    for (const rule of rules) {
+      if (--budget < 0) return null;
+      if (rule.cssRules && !rule.selectorText) {
+        const inner = search(rule.cssRules);
+        if (inner) return inner;
+      } else if (rule.selectorText && rule.style) {
+        let matches = false;
+        try { matches = element.matches(rule.selectorText); } catch (e) { matches = false; }
+        const found = matches ? inStyle(rule.style) : null;
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  for (const sheet of document.styleSheets) {
+    let rules = null;
+    try { rules = sheet.cssRules; } catch (e) { rules = null; }
+    const found = rules ? search(rules) : null;
+    if (found) return found;
+  }
+  return null;
+}
 function viewCulprits(threshold) {
   const marks = viewMarks;
   viewMarks = null;
@@ -293,7 +337,9 @@ function viewCulprits(threshold) {
   const innermost = changed.filter((c) => !changed.some((o) => o.element !== c.element && c.element.contains(o.element)));
   const counts = new Map();
   for (const c of innermost) {
-    const text = selectorPath(c.element) + ': ' + Math.round(c.share * 100) + 'vh';
+    const share = Math.round(c.share * 100) + 'vh';
+    const declared = viewUnitDeclaration(c.element);
+    const text = selectorPath(c.element) + ': ' + share + (declared && declared !== 'height: ' + share ? ' (' + declared + ')' : '');
     counts.set(text, (counts.get(text) || 0) + 1);
   }
   return stringify([...counts].slice(0, 10).map(([text, n]) => n > 1 ? text + ' (' + n + ' elements)' : text));

@@ -271,7 +271,7 @@ final class PageView {
             } else {
                 webkit_web_view_load_uri(view, uri)
             }
-        case .html(let html, let base, _):
+        case .html(let html, let base, _, _):
             webkit_web_view_load_html(view, html, base)
         }
     }
@@ -295,6 +295,8 @@ final class PageView {
 
     /// The view's requests (of any frame, any kind) that started and have not finished.
     var requestsInFlight: Int { requests.inFlight }
+    /// The requests in flight now (their URLs, at most 50) and how many http(s) requests got a response.
+    var requestsAtEnd: PendingRequests { requests.pending() }
 
     /// Writes a full-document PNG of the current state to `path`; nil, or what went wrong.
     func snapshot(to path: String) async -> String? {

@@ -19,6 +19,10 @@ final class RequestLedger {
     private(set) var failed: [FailedResource] = []
     /// How many of the current page's subresources failed, listed or not.
     private(set) var failedTotal = 0
+    /// The URLs of the current page's requests in flight, by request.
+    private var inFlightURLs: [ObjectIdentifier: String] = [:]
+    /// How many of the current page's http(s) requests got a response (any status).
+    private(set) var answered = 0
     /// The number of the current page among the view's pages.
     private var page = 0
     /// The view, until it closes: its main resource failing is the page's load error, not a subresource's.
@@ -40,6 +44,14 @@ final class RequestLedger {
         inFlight = 0
         failed = []
         failedTotal = 0
+        inFlightURLs = [:]
+        answered = 0
+    }
+
+    /// The requests in flight now (their URLs, at most `kept`) and how many http(s) requests got
+    /// a response: what a timeout names.
+    func pending(kept: Int = 50) -> PendingRequests {
+        PendingRequests(urls: Array(inFlightURLs.values.sorted().prefix(kept)), total: inFlight, answered: answered)
     }
 
     /// The view closed: nothing more is noted.
@@ -87,13 +99,17 @@ final class RequestLedger {
     private func started(_ resource: UnsafeMutablePointer<WebKitWebResource>) {
         inFlight += 1
         let request = Request(self, page: page)
+        inFlightURLs[ObjectIdentifier(request)] = webkit_web_resource_get_uri(resource).map { Self.cut($0) } ?? ""
         // "finished" comes after "failed" too.
         ph_connect_resource_finished(resource, { resource, data in
             guard let resource else { return }
             GLibActor.assumeIsolated {
-                guard let ledger = Request.from(data).current else { return }
+                let request = Request.from(data)
+                guard let ledger = request.current else { return }
                 ledger.inFlight = max(0, ledger.inFlight - 1)
+                let url = ledger.inFlightURLs.removeValue(forKey: ObjectIdentifier(request)) ?? ""
                 let status = webkit_web_resource_get_response(resource).map { webkit_uri_response_get_status_code($0) } ?? 0
+                if status > 0, url.hasPrefix("http") { ledger.answered += 1 }
                 if status >= 400 { ledger.noteFailed(resource, reason: Array("HTTP \(status)".utf8)) }
             }
         }, request.retained(), Request.release)
