@@ -151,6 +151,9 @@ public struct PageReport: Codable, Sendable, Equatable {
     /// The requests in flight when the measurement ended on its timeout (only when some were),
     /// and how many of the page's http(s) requests had answered.
     public var requestsInFlight: PendingRequests? = nil
+    /// Under a device profile, the font families the page's text asks for and the face that
+    /// stood in for each (`FontUse`).
+    public var faces: [FontUse]? = nil
     /// Pending work the rules stopped waiting for, and when (font faces that kept loading
     /// past the probe's patience).
     public var gaveUp: String?

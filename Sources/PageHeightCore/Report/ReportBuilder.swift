@@ -32,6 +32,8 @@ public struct ReportBuilder: Sendable {
     /// The requests in flight when the measurement ended, and how many had answered: named in
     /// the report and its message when it ended on the timeout.
     public var requestsInFlight: PendingRequests?
+    /// The families the page's text asks for and their faces (`FontUse`), under a device profile.
+    public var faces: [FontUse]?
 
     public init(url: String, session: MeasurementSession, end: EndReason, endedAt: Double,
                 metrics: HeightMetrics? = nil, text: PlainText? = nil) {
@@ -109,6 +111,7 @@ public struct ReportBuilder: Sendable {
             pendingAtEnd: pendingAtEnd, quirksMode: quirksMode == true ? true : nil, gaveUp: gaveUp, viewDependence: viewDependence, timings: timings, engine: engine, overhead: overhead,
             stoppedNavigations: stoppedNavigations.isEmpty ? nil : stoppedNavigations, options: options)
         report.clockJumps = session.clockJumps.isEmpty ? nil : session.clockJumps
+        report.faces = faces.flatMap { $0.isEmpty ? nil : $0 }
         if case .timedOut = end, let requests = requestsInFlight, let note = requests.note(offline: options.offline, page: url) {
             report.requestsInFlight = requests
             report.message = report.message.map { $0 + "; " + note } ?? note

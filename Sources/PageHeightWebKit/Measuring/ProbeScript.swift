@@ -116,6 +116,9 @@ enum ProbeScript {
     /// Where the content ends whatever the view's height (CSS px of the document).
     static let contentBottom = ProbeCall<Double>(probe: "contentBottom()", decode: { Double($0) })
 
+    /// The font-family lists the page's text is set in, and its loaded web fonts' families.
+    static let fontFamilies = ProbeCall<FontUse.Seen>(probe: "fontFamilies()", decode: json)
+
     /// Where a tap on the first element a selector matches lands (CSS px of the viewport), or why not.
     struct ClickTarget: Decodable, Sendable { var x: Double?; var y: Double?; var covered: String?; var error: String? }
 

@@ -184,6 +184,7 @@ final class MeasurementDriver {
             if let note = builder.requestsInFlight?.note(offline: options.offline, page: page.source.url) { self.note(note) }
         }
         if builder.verdict().0 == .fallback { builder.text = await pageText() }
+        if usable { builder.faces = await fontUses() }
         var report = builder.build()
         if let snapshotPath {
             let error = usable || reason == .javascriptDisabled
@@ -202,6 +203,17 @@ final class MeasurementDriver {
         await firstOf(within: MeasuredPage.stallAfter, fallback: nil) {
             try? await self.page.evaluate(ProbeScript.measureAll).get()
         }
+    }
+
+    /// Under a device profile, which face stood in for each family the page's text asks for
+    /// (within a second); nil on the desktop, whose faces are the pinned set's own.
+    private func fontUses() async -> [FontUse]? {
+        let device = DeviceFonts.of(options.deviceProfile.name)
+        guard device != .desktop else { return nil }
+        let seen = await firstOf(within: MeasuredPage.stallAfter, fallback: nil) {
+            try? await self.page.evaluate(ProbeScript.fontFamilies).get()
+        }
+        return seen.map { FontUse.uses($0, device: device) }
     }
 
     /// The page's plain text for the fallback estimate: from the input when we have it, else

@@ -382,6 +382,30 @@ function contentBottom() {
   return stringify(lowest + window.scrollY + below);
 }
 
+// fontFamilies() names the font-family lists the page's text is set in (the computed value of
+// each text's element: at most 32 lists, from at most 5000 texts) and the families its loaded web
+// fonts give, so that the report can say which face stood in for each (`FontUse`).
+function fontFamilies() {
+  const lists = [];
+  const body = document.body;
+  if (body) {
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+    for (let n = 0, node = walker.nextNode(); node && n < 5000 && lists.length < 32; n++, node = walker.nextNode()) {
+      if (!node.data.trim() || !node.parentElement) continue;
+      const family = getComputedStyle(node.parentElement).fontFamily;
+      if (family && lists.indexOf(family) < 0) lists.push(family);
+    }
+  }
+  const web = [];
+  try {
+    document.fonts.forEach((face) => {
+      const family = face.family.replace(/^["']|["']$/g, '');
+      if (face.status === 'loaded' && web.indexOf(family) < 0 && web.length < 32) web.push(family);
+    });
+  } catch (e) {}
+  return stringify({ lists: lists, webFonts: web });
+}
+
 // --- steps (what the reader does after the first height) -------------------------------------
 // clickTarget() finds where a tap on the first element a selector matches lands: its centre,
 // scrolled into the viewport first when it is outside; and whether another element covers it
@@ -423,7 +447,7 @@ function scrollPage(y) {
 
 Object.defineProperty(window, '__pageheight', {
   value: Object.freeze({ measure: measure, pending: pending, markView: markView, viewCulprits: viewCulprits,
-                         contentBottom: contentBottom,
+                         contentBottom: contentBottom, fontFamilies: fontFamilies,
                          clock: () => stringify(clock()), advance: advance, frame: frame,
                          clickTarget: clickTarget, clickSeen: () => stringify(clicks > clicksBefore), scroll: scrollPage,
                          renderingMark: renderingMark, rendered: (mark) => stringify(renderings > mark),
