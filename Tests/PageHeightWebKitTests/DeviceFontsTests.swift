@@ -56,6 +56,19 @@ struct DeviceFontsTests {
         }
     }
 
+    /// The report names the face that stood in for each family the page's text used: the
+    /// article in `serif` under the iPhone's profile is Liberation Serif for Times; the desktop's
+    /// report names none (its faces are the pinned set's own).
+    @Test func theReportSaysWhichFaceStoodIn() throws {
+        let page = Self.pages.appendingPathComponent("article-serif.html").path
+        let phone = try PageHeightBinary.run(["--json", "--device", "iphone", page])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(phone.stdout.utf8)) as? [String: Any])
+        let faces = report["faces"] as? [[String: String]]
+        #expect(faces == [["family": "serif", "face": "Liberation Serif", "deviceFace": "Times"]], "\(faces ?? [])")
+        let desktop = try PageHeightBinary.run(["--json", page])
+        #expect(!desktop.stdout.contains("\"faces\""), "\(desktop.stdout.prefix(200))")
+    }
+
     /// The baseline records the device's families; the desktop's record is as it was (no key).
     @Test func theFontSetNamesTheDevicesFamilies() throws {
         let run = try PageHeightBinary.run(["--json", "--device", "android", Self.pages.appendingPathComponent("families-android.html").path])
