@@ -97,6 +97,10 @@ final class EngineRuntime: Sendable {
             let directory = try PrivateDirectory.path()
             // Xvfb, the bus and the sandbox's check start while the fonts are set up.
             let display = VirtualDisplay.begin()
+            // In the file jail, a session bus of the caller's (its socket outside the folders the
+            // jail shows) is out of reach of WebKit's D-Bus proxy, which then fails to start: the
+            // engine starts its own, in its private directory, as it does when none is given.
+            if sandboxAsked, files != nil { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
             let bus = SessionBus.begin(in: directory)
             let sandbox = WebProcessSandbox.begin(asked: sandboxAsked)
             let webProcessFiles = try PrivateDirectory.webProcessFiles()

@@ -145,4 +145,15 @@ extension CommandLineTests {
         #expect(view.page && !view.other && view.home == [], "\(view)")
         #expect(view.passwd?.split(separator: "\n").count == 1 && view.passwd?.hasPrefix("root:") == true, "\(view.passwd ?? "none")")
     }
+
+    /// A session bus of the caller's whose socket lies outside what the file jail shows (here one
+    /// that does not exist) is not the engine's: it starts its own, and the page measures, quietly.
+    /// Before, WebKit's D-Bus proxy could not reach it and the engine died (SIGTRAP), and a batch
+    /// whose reader went away printed the proxy's warnings.
+    @Test(.enabled(if: geteuid() == 0, "a mount namespace needs CAP_SYS_ADMIN"))
+    func aSessionBusOutsideTheJailIsNotTheEngines() throws {
+        let bus = "unix:path=" + FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-no-bus-\(getpid())/bus").path
+        let run = try PageHeightBinary.run([page("static.html")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus])
+        #expect(run.status == 0 && run.stdout.hasPrefix("1234 px") && run.stderr.isEmpty, "\(run.stdout)\(run.stderr)")
+    }
 }
