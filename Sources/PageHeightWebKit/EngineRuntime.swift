@@ -115,7 +115,7 @@ final class EngineRuntime: Sendable {
             }
             if found == .on, var files {
                 // Before WebKit starts a process: each starts in the jail.
-                files.readable += FontConfiguration.sandboxPaths() + (DriverlessEGL.library().map { [$0] } ?? [])
+                files.readable += FontConfiguration.sandboxPaths() + fonts.directories + (DriverlessEGL.library().map { [$0] } ?? [])
                 jail = FileJail.enter(files, privateDirectory: directory)
             }
             // Pages are drawn in software (hardware acceleration off), so this process never

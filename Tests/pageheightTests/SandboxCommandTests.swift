@@ -156,4 +156,32 @@ extension CommandLineTests {
         let run = try PageHeightBinary.run([page("static.html")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus])
         #expect(run.status == 0 && run.stdout.hasPrefix("1234 px") && run.stderr.isEmpty, "\(run.stdout)\(run.stderr)")
     }
+
+    /// A display of the caller's that wants its authority file (`XAUTHORITY`, here under `$HOME`,
+    /// which the file jail hides): the jail shows that one file, and the page measures.
+    @Test(.enabled(if: geteuid() == 0, "a mount namespace needs CAP_SYS_ADMIN"))
+    func aDisplaysAuthorityFileIsShownToTheEngine() throws {
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        let (cookies, serverCookies) = (home + "/.pageheight-test-xauth-\(getpid())", NSTemporaryDirectory() + "xauth-server-\(getpid())")
+        defer { try? FileManager.default.removeItem(atPath: cookies); try? FileManager.default.removeItem(atPath: serverCookies) }
+        let number = try #require((150..<250).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") })
+        let display = ":\(number)"
+        let cookie = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(32))
+        for file in [cookies, serverCookies] {
+            let add = try PageHeightBinary.run(["-q", "-f", file, "add", display, ".", cookie],
+                                               executable: URL(fileURLWithPath: "/usr/bin/xauth"))
+            #expect(add.status == 0, "xauth: \(add.stderr)")
+        }
+        let server = try PageHeightBinary.start([display, "-auth", serverCookies, "-nolisten", "tcp", "-screen", "0", "1280x1024x24"],
+                                                executable: URL(fileURLWithPath: "/usr/bin/Xvfb"))
+        defer {
+            kill(server.processIdentifier, SIGTERM)
+            _ = PageHeightBinary.exit(of: server, by: Date().addingTimeInterval(5))
+        }
+        let socket = "/tmp/.X11-unix/X" + display.dropFirst()
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+        let run = try PageHeightBinary.run(["--until", "quick", page("static.html")], environment: ["DISPLAY": display, "XAUTHORITY": cookies])
+        #expect(run.status == 0 && run.stdout.hasPrefix("1234 px"), "\(run.stdout)\(run.stderr)")
+    }
 }

@@ -14,7 +14,8 @@ import Glibc
 ///
 /// - the system (`/usr`, `/etc` without the accounts' files, `/sys`, `/dev`, `/proc`, the font
 ///   caches), read-only, except `/dev` and `/proc`;
-/// - the X display's sockets and the engine's private directory, read-write;
+/// - the X display's sockets and the engine's private directory, read-write, and the display's
+///   authority file (`XAUTHORITY`, `~/.Xauthority`) read-only;
 /// - the folders the caller names: each page's folder (`readable`), read-only, and the folders
 ///   its pictures are written to (`writable`);
 ///
@@ -71,22 +72,23 @@ public enum FileJail {
             try check(ph_unshare_mounts(), "unshare")
             try check(mount("none", "/", nil, UInt(MS_REC | MS_PRIVATE), nil), "making / private")
             try makeFolder(root)
+            var shown: [String: Bool] = [:] // path -> writable
             try check(mount("pageheight", root, "tmpfs", UInt(MS_NOSUID | MS_NODEV), "mode=0755,size=16m"), "tmpfs")
             for folder in systemFolders where exists(folder) {
-                try bind(folder, into: root, readOnly: true)
+                try bind(folder, into: root, readOnly: true, shown: &shown)
             }
             for name in systemRoots {
                 if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: name) {
                     try check(symlink(target, root + name), "symlink \(name)")
                 } else if exists(name) {
-                    try bind(name, into: root, readOnly: true)
+                    try bind(name, into: root, readOnly: true, shown: &shown)
                 }
             }
             for name in accountFiles where exists("/etc/" + name) {
                 try check(mount(accounts + "/" + name, root + "/etc/" + name, nil, UInt(MS_BIND), nil), "/etc/\(name)")
             }
-            try bind("/dev", into: root, readOnly: false)
-            try bind("/proc", into: root, readOnly: false)
+            try bind("/dev", into: root, readOnly: false, shown: &shown)
+            try bind("/proc", into: root, readOnly: false, shown: &shown)
             // An empty folder where `$HOME` is: WebKit resolves it (and ends this process when it
             // cannot) as it adds a path to its sandbox.
             if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/"), home != "/" {
@@ -95,13 +97,16 @@ public enum FileJail {
             try makeFolder(root + "/tmp")
             _ = chmod(root + "/tmp", 0o1777)
             for folder in ["/tmp/.X11-unix", privateDirectory] + runtimeFolders() where exists(folder) {
-                try bind(folder, into: root, readOnly: false)
+                try bind(folder, into: root, readOnly: false, shown: &shown)
             }
-            for folder in access.readable where exists(folder) {
-                try bind(folder, into: root, readOnly: true)
+            for file in xAuthority() where exists(file) {
+                try bind(file, into: root, readOnly: true, shown: &shown)
             }
-            for folder in access.writable where exists(folder) {
-                try bind(folder, into: root, readOnly: false)
+            for folder in access.readable.sorted(by: { $0.count < $1.count }) where exists(folder) {
+                try bind(folder, into: root, readOnly: true, shown: &shown)
+            }
+            for folder in access.writable.sorted(by: { $0.count < $1.count }) where exists(folder) {
+                try bind(folder, into: root, readOnly: false, shown: &shown)
             }
             try makeFolder(root + "/.old")
             try check(ph_pivot_root(root, root + "/.old"), "pivot_root")
@@ -114,6 +119,14 @@ public enum FileJail {
         }
     }
 
+    /// The X display's authority file (`XAUTHORITY`, else `~/.Xauthority`), which GTK reads as it
+    /// opens a display of the caller's (WebKit's sandbox shows it to the web processes too).
+    private static func xAuthority() -> [String] {
+        let environment = ProcessInfo.processInfo.environment
+        if let file = environment["XAUTHORITY"], file.hasPrefix("/") { return [file] }
+        return environment["HOME"].map { [$0 + "/.Xauthority"] } ?? []
+    }
+
     /// The user runtime directory the environment names, if any: WebKit's D-Bus proxy puts its
     /// sockets there.
     private static func runtimeFolders() -> [String] {
@@ -122,18 +135,24 @@ public enum FileJail {
     }
 
     /// `folder` (its real path) shown at its own path, and at its real path when that differs.
-    private static func bind(_ folder: String, into root: String, readOnly: Bool) throws {
+    private static func bind(_ folder: String, into root: String, readOnly: Bool, shown: inout [String: Bool]) throws {
         let real = (try? realPath(folder)) ?? folder
         for spelling in Set([folder, real]) {
+            // Already shown, under a folder shown before as writable as this one needs.
+            if shown.contains(where: { (path, writable) in
+                (spelling == path || spelling.hasPrefix(path == "/" ? "/" : path + "/")) && (readOnly || writable)
+            }) { continue }
             let target = root + spelling
             var info = stat()
-            if lstat(target, &info) == 0 { continue } // already shown (under a folder shown before)
-            if isFolder(real) { try makeFolder(target) } else { try makeFile(target) }
+            if lstat(target, &info) != 0 {
+                if isFolder(real) { try makeFolder(target) } else { try makeFile(target) }
+            }
             try check(mount(real, target, nil, UInt(MS_BIND | MS_REC), nil), "showing \(folder)")
             if readOnly {
                 try check(mount(nil, target, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV), nil),
                           "making \(folder) read-only")
             }
+            shown[spelling] = !readOnly
         }
     }
 
