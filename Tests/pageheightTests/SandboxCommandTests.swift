@@ -176,7 +176,7 @@ extension CommandLineTests {
         let server = try PageHeightBinary.start([display, "-auth", serverCookies, "-nolisten", "tcp", "-screen", "0", "1280x1024x24"],
                                                 executable: URL(fileURLWithPath: "/usr/bin/Xvfb"))
         defer {
-            kill(server.processIdentifier, SIGTERM)
+            kill(server.processIdentifier, SIGKILL) // it inherits the test process's blocked SIGTERM
             _ = PageHeightBinary.exit(of: server, by: Date().addingTimeInterval(5))
         }
         let socket = "/tmp/.X11-unix/X" + display.dropFirst()
