@@ -77,10 +77,12 @@ final class EngineRuntime: Sendable {
         self.scale = scale
         self.languages = languages
         self.sandboxAsked = sandboxAsked
+        // Started by a program that runs an engine: from the environment that program was given.
+        EngineEnvironment.restoreCallers()
         // GDK's scale is the web views' device scale factor (`devicePixelRatio`, `srcset`'s
         // choice, snapshots' pixels), one for the process; a scale in the user's environment
         // would change every height's images.
-        setenv("GDK_SCALE", "\(scale)", 1)
+        EngineEnvironment.set("GDK_SCALE", "\(scale)")
         let resolvedFonts = try FontConfiguration.resolve(fonts, families: families)
         fontSet = resolvedFonts.set
         Self.setProcessEnvironment()
@@ -100,7 +102,7 @@ final class EngineRuntime: Sendable {
             // In the file jail, a session bus of the caller's (its socket outside the folders the
             // jail shows) is out of reach of WebKit's D-Bus proxy, which then fails to start: the
             // engine starts its own, in its private directory, as it does when none is given.
-            if sandboxAsked, files != nil { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
+            if sandboxAsked, files != nil { EngineEnvironment.unset("DBUS_SESSION_BUS_ADDRESS") }
             let bus = SessionBus.begin(in: directory)
             let sandbox = WebProcessSandbox.begin(asked: sandboxAsked)
             let webProcessFiles = try PrivateDirectory.webProcessFiles()
@@ -111,7 +113,7 @@ final class EngineRuntime: Sendable {
             if found == .on, ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]?.isEmpty ?? true {
                 // Before GLib reads it (once per process): WebKit's D-Bus proxy sockets and
                 // bubblewrap's records go where the engine's files go, not into `~/.cache`.
-                setenv("XDG_RUNTIME_DIR", try PrivateDirectory.runtime(), 1)
+                EngineEnvironment.set("XDG_RUNTIME_DIR", try PrivateDirectory.runtime())
             }
             if found == .on, var files {
                 // Before WebKit starts a process: each starts in the jail.
@@ -126,7 +128,7 @@ final class EngineRuntime: Sendable {
             // Without that renderer (or without GLX in the X server) this process has no backing
             // store for accelerated compositing, which WebKit enters for a view transition whatever
             // the views' policy: the views run no view transitions (`PageView.applySettings`).
-            setenv("WEBKIT_DISABLE_DMABUF_RENDERER", "1", 1)
+            EngineEnvironment.set("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
             ph_ui_process_without_egl()
             DriverlessEGL.install(describingIn: webProcessFiles)
             // What the web processes read of ours, shown to them read-only inside the sandbox.
@@ -153,19 +155,19 @@ final class EngineRuntime: Sendable {
     /// accessibility bus, no settings daemon, GStreamer's registry and GDK's drawing kept to
     /// ourselves, the web processes' garbage budget; and two malloc arenas.
     private static func setProcessEnvironment() {
-        setenv("WEBKIT_A11Y_BUS_ADDRESS", "", 1)
-        setenv("NO_AT_BRIDGE", "1", 1)
-        setenv("GSETTINGS_BACKEND", "memory", 1)
+        EngineEnvironment.set("WEBKIT_A11Y_BUS_ADDRESS", "")
+        EngineEnvironment.set("NO_AT_BRIDGE", "1")
+        EngineEnvironment.set("GSETTINGS_BACKEND", "memory")
         // GStreamer, which WebKit asks which media types it can show, writes its plugin registry
         // under the user's cache (`~/.cache/gstreamer-1.0`): a page with a media type made
         // pageheight write into $HOME. Its registry lives in our private directory instead.
         if let directory = try? PrivateDirectory.webProcessFiles() {
-            setenv("GST_REGISTRY", directory + "/gstreamer-registry.bin", 0)
+            EngineEnvironment.set("GST_REGISTRY", directory + "/gstreamer-registry.bin", overwrite: false)
         }
         // GDK paints the off-screen windows into image surfaces in this process, not into X
         // pixmaps: a fit-mode view up to 16384 px tall no longer leaves copies of itself in
         // Xvfb.
-        setenv("GDK_RENDERING", "image", 0)
+        EngineEnvironment.set("GDK_RENDERING", "image", overwrite: false)
         // Web processes (started later, with this environment) collect JavaScript garbage after
         // every 8 MB allocated, however large the heap, where JavaScriptCore's own budget is
         // 32 MB or the heap's size. A page whose image `onerror` sets the same broken `src`
@@ -173,7 +175,7 @@ final class EngineRuntime: Sendable {
         // garbage many times its live heap between collections. A live heap above the budget is
         // legal (`Pages/large-heap.html`); a script that builds a million objects at once runs a
         // little longer.
-        setenv("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", 0)
+        EngineEnvironment.set("JSC_gcMaxHeapSize", "\(Self.garbageBudget)", overwrite: false)
         // GLib and WebKit start a score of threads; one malloc arena each would keep memory
         // that another thread freed out of reach. Two arenas serve this process.
         mallopt(M_ARENA_MAX, 2)

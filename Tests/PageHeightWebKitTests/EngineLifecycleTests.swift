@@ -1,6 +1,7 @@
 import Foundation
 import PageHeightCore
 @testable import PageHeightWebKit
+import PageHeightTestSupport
 import Testing
 
 /// A library user's engine: created, used, shut down (awaited), and not usable afterwards.
@@ -22,6 +23,29 @@ import Testing
         #expect(live == 0)
         let shared = try await PageHeightEngine.shared().measure(Self.page("static.html"))
         #expect(shared.status == .ok && shared.height == 1234)
+    }
+
+    /// A program that runs an engine and starts `pageheight` (this test process; a server's
+    /// helper) passes on its environment, whose engine variables name files in its private
+    /// directory, out of the new engine's file jail. The new engine starts from the values the
+    /// program was given. Without that, `PAGEHEIGHT_WEBGL=1` found no EGL (the web process
+    /// aborted) and `--fonts system` no fonts configuration (Fontconfig errors on stderr).
+    @Test func aPageheightStartedBesideAnEngineMeasuresAsWithoutIt() async throws {
+        let here = try await PageHeightEngine.shared().measure(Self.page("static.html"))
+        #expect(here.status == .ok && here.height == 1234)
+        let record = ProcessInfo.processInfo.environment[EngineEnvironment.record] ?? ""
+        #expect(EngineEnvironment.decode(record).keys.contains("FONTCONFIG_FILE"), "\(record)")
+        let pages = FixtureCase.pagesDirectory.path
+        let webGL = try PageHeightBinary.run(["--until", "quick", pages + "/webgl.html"], environment: ["PAGEHEIGHT_WEBGL": "1"])
+        #expect(webGL.status == 0 && webGL.stdout.hasPrefix("1800 px"), "\(webGL.stdout)\(webGL.stderr)")
+        // A value the program sets for its child is the child's: the machine's fonts made wide.
+        let machine = try MachineFonts.wide()
+        defer { try? FileManager.default.removeItem(at: machine.directory) }
+        let wide = try PageHeightBinary.run(["--fonts", "system", pages + "/fonts-generic.html"], environment: machine.environment)
+        #expect(wide.status == 0 && (Int(wide.stdout.prefix { $0 != " " }) ?? 0) > 2424 + 100, "\(wide.stdout)\(wide.stderr)")
+        let system = try PageHeightBinary.run(["--fonts", "system", "--until", "quick", pages + "/static.html"])
+        #expect(system.status == 0 && system.stdout.hasPrefix("1234 px") && system.stderr.isEmpty,
+                "\(system.stdout)\(system.stderr)")
     }
 
     /// Measuring with an engine that was shut down stops the process (a precondition).

@@ -5,35 +5,8 @@ import Testing
 /// Pinned fonts against the real engine, through the built binary: heights do not follow the
 /// machine's font configuration unless `--fonts system` asks for it, and `--font-dir` adds fonts.
 extension CommandLineTests {
-    /// A scratch directory with a fontconfig file that takes the machine's configuration and
-    /// maps serif and sans-serif to a wide face (DejaVu Sans Mono), found in an added font
-    /// directory: what installing a font package with its own aliases does to a machine, done
-    /// through the environment.
-    static func wideMachineFonts() throws -> (directory: URL, environment: [String: String]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-machine-fonts-\(getpid())")
-        let fonts = directory.appendingPathComponent("fonts")
-        try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
-        let wide = fonts.appendingPathComponent("DejaVuSansMono.ttf")
-        if !FileManager.default.fileExists(atPath: wide.path) {
-            try FileManager.default.copyItem(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", toPath: wide.path)
-        }
-        let conf = directory.appendingPathComponent("fonts.conf")
-        try """
-            <?xml version="1.0"?>
-            <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
-            <fontconfig>
-              <dir>\(fonts.path)</dir>
-              <alias binding="same"><family>serif</family><prefer><family>DejaVu Sans Mono</family></prefer></alias>
-              <alias binding="same"><family>sans-serif</family><prefer><family>DejaVu Sans Mono</family></prefer></alias>
-              <include ignore_missing="no">/etc/fonts/fonts.conf</include>
-            </fontconfig>
-
-            """.write(to: conf, atomically: true, encoding: .utf8)
-        return (directory, ["FONTCONFIG_FILE": conf.path])
-    }
-
     @Test func pinnedFontsIgnoreTheMachinesFontConfiguration() throws {
-        let machine = try Self.wideMachineFonts()
+        let machine = try MachineFonts.wide()
         defer { try? FileManager.default.removeItem(at: machine.directory) }
         let page = page("fonts-generic.html")
         let pinned = try PageHeightBinary.run([page])

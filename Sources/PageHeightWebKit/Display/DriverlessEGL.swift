@@ -43,7 +43,7 @@ enum DriverlessEGL {
         let json = ["file_format_version": "1.0.0", "ICD": ["library_path": library]] as [String: Any]
         guard let data = try? JSONSerialization.data(withJSONObject: json),
               (try? data.write(to: URL(fileURLWithPath: description), options: .atomic)) != nil else { return }
-        setenv("__EGL_VENDOR_LIBRARY_FILENAMES", description, 1)
+        EngineEnvironment.set("__EGL_VENDOR_LIBRARY_FILENAMES", description)
         installed = true
     }
 }

@@ -94,7 +94,7 @@ enum FontConfiguration {
         } catch {
             throw EngineError.fontsUnavailable("cannot write \(path): \(error.localizedDescription)")
         }
-        setenv("FONTCONFIG_FILE", path, 1)
+        EngineEnvironment.set("FONTCONFIG_FILE", path)
     }
 
     /// The font directories and configuration files this process's fontconfig reads that WebKit's
@@ -115,7 +115,9 @@ enum FontConfiguration {
                 if !path.hasPrefix("/usr/") && !path.hasPrefix("/etc/") && !paths.contains(path) { paths.append(path) }
             }
         }
-        return paths.filter { path in !paths.contains { path.hasPrefix($0 + "/") } }
+        // Only those that exist: the machine's configuration names `~/.fonts` whether or not it
+        // is there, and WebKit warns on stderr for each missing path it is given.
+        return paths.filter { path in !paths.contains { path.hasPrefix($0 + "/") } && access(path, F_OK) == 0 }
     }
 
     /// The configuration file fontconfig reads when left alone: `FONTCONFIG_FILE`, else

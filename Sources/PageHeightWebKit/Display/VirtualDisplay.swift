@@ -28,7 +28,7 @@ enum VirtualDisplay {
                 stop()
                 throw EngineError.displayFailed("Xvfb did not report a display number (it said '\(number)')")
             }
-            setenv("DISPLAY", ":\(number)", 1)
+            EngineEnvironment.set("DISPLAY", ":\(number)")
         }
     }
 
@@ -65,9 +65,9 @@ enum SessionBus {
             ? TiedChild.spawn(["dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]) : nil
         return {
             if let address = child?.firstLine(timeout: 5), address.hasPrefix("unix:") {
-                setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+                EngineEnvironment.set("DBUS_SESSION_BUS_ADDRESS", address)
             } else {
-                setenv("DBUS_SESSION_BUS_ADDRESS", unreachable, 1)
+                EngineEnvironment.set("DBUS_SESSION_BUS_ADDRESS", unreachable)
             }
         }
     }
