@@ -558,3 +558,32 @@ int ph_pivot_root(const char *new_root, const char *put_old) {
 int ph_unshare_mounts(void) {
     return unshare(CLONE_NEWNS | CLONE_FS);
 }
+
+// The new mount API's constants (linux/mount.h, which clashes with glibc's sys/mount.h).
+#define PH_OPEN_TREE_CLONE 1
+#define PH_AT_RECURSIVE 0x8000
+#define PH_MOVE_MOUNT_F_EMPTY_PATH 0x4
+#define PH_MOUNT_ATTR_RDONLY 0x1
+#define PH_MOUNT_ATTR_NOSUID 0x2
+#define PH_MOUNT_ATTR_NODEV 0x4
+
+struct ph_mount_attr {
+    unsigned long long attr_set, attr_clr, propagation, userns_fd;
+};
+
+int ph_detached_read_only_tree(const char *path) {
+    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, path, PH_OPEN_TREE_CLONE | PH_AT_RECURSIVE | O_CLOEXEC);
+    if (tree < 0) return -1;
+    struct ph_mount_attr attr = {PH_MOUNT_ATTR_RDONLY | PH_MOUNT_ATTR_NOSUID | PH_MOUNT_ATTR_NODEV, 0, 0, 0};
+    if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | PH_AT_RECURSIVE, &attr, sizeof attr) != 0) {
+        int saved = errno;
+        close(tree);
+        errno = saved;
+        return -1;
+    }
+    return tree;
+}
+
+int ph_attach_tree(int tree, const char *target) {
+    return (int)syscall(SYS_move_mount, tree, "", AT_FDCWD, target, PH_MOVE_MOUNT_F_EMPTY_PATH);
+}

@@ -24,6 +24,9 @@ final class EngineRuntime: Sendable {
     let exposed: [String]
     /// Whether the files the engine's processes can open are confined (`FileJail`).
     let fileJail: FileJail.State
+    /// The pages' folders, shown in the jail while their pages are measured; nil without a jail,
+    /// or where it shows them for the whole run.
+    let pageFolders: FileJail.PageFolders?
 
     private static let instance = Mutex<EngineRuntime?>(nil)
     /// JavaScript bytes a web process allocates between two garbage collections (see `init`).
@@ -89,6 +92,7 @@ final class EngineRuntime: Sendable {
         nonisolated(unsafe) var found = SandboxState.off
         nonisolated(unsafe) var exposed: [String] = []
         nonisolated(unsafe) var jail = FileJail.State.off
+        nonisolated(unsafe) var folders: FileJail.PageFolders?
         thread = try GLibThread {
             // This thread hears every page's load events and takes every settle reading. With more
             // jobs than cores it waited behind the web processes for a core, and that wait is
@@ -118,7 +122,7 @@ final class EngineRuntime: Sendable {
             if found == .on, var files {
                 // Before WebKit starts a process: each starts in the jail.
                 files.readable += FontConfiguration.sandboxPaths() + fonts.directories + (DriverlessEGL.library().map { [$0] } ?? [])
-                jail = FileJail.enter(files, privateDirectory: directory)
+                (jail, folders) = FileJail.enter(files, privateDirectory: directory)
             }
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings
@@ -149,6 +153,7 @@ final class EngineRuntime: Sendable {
         sandbox = found
         self.exposed = exposed
         fileJail = jail
+        pageFolders = folders
     }
 
     /// The environment this process and the processes it starts (web, network) run with: no

@@ -200,13 +200,53 @@ public final class PageHeightEngine: @unchecked Sendable {
                 + "\(fonts.directories.count) (one font configuration per process)")
             report = ReportBuilder.inputError(url: page.url, message: "\(problem)", options: options)
         } else {
-            report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView,
-                                        upcoming: upcoming, log: log, verdictReached: verdictReached, pools: pools)
+            report = await measureInItsFolders(page, options: options, snapshot: snapshot, freshView: freshView,
+                                               upcoming: upcoming, log: log, verdictReached: verdictReached)
         }
         report.options.fonts = fonts
         report.fonts = fontSet
         report.template = page.template
         return report
+    }
+
+    /// Measures `page` with its folders shown in the file jail while it is measured (copied here,
+    /// outside the jail; mounted on the engine's thread). A folder that cannot be shown is the
+    /// page's `load-error`: the page would not read its own files.
+    private func measureInItsFolders(_ page: PageSource, options: MeasureOptions, snapshot: String?, freshView: Bool,
+                                     upcoming: PageSource?, log: @escaping @Sendable (String) -> Void,
+                                     verdictReached: (@Sendable () -> Void)?) async -> PageReport {
+        let folders = runtime.pageFolders
+        let copies: [FileJail.PageFolders.Copy]
+        do {
+            copies = try folders?.prepare(page.readableFolders) ?? []
+        } catch {
+            return ReportBuilder.inputError(url: page.url, message: "\(error)", options: options)
+        }
+        let shown = await Self.show(copies, in: folders)
+        // Taken away at the verdict (before a worker pool starts its next page), or at the end.
+        let hidden = Mutex(false)
+        let hide: @Sendable () -> Void = {
+            guard let shown, !hidden.withLock({ done in defer { done = true }; return done }) else { return }
+            folders?.hide(shown)
+        }
+        if let problem = shown?.problems.first {
+            await Self.onEngineThread(hide)
+            return ReportBuilder.inputError(url: page.url, message: problem, options: options)
+        }
+        let report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView, upcoming: upcoming,
+                                        log: log, verdictReached: { hide(); verdictReached?() }, pools: pools)
+        await Self.onEngineThread(hide)
+        return report
+    }
+
+    @GLibActor
+    private static func onEngineThread(_ work: @Sendable () -> Void) {
+        work()
+    }
+
+    @GLibActor
+    private static func show(_ copies: [FileJail.PageFolders.Copy], in folders: FileJail.PageFolders?) -> FileJail.PageFolders.Shown? {
+        folders?.show(copies)
     }
 
     @GLibActor

@@ -23,7 +23,7 @@ func runCheck(_ arguments: [String]) async -> Int32 {
         let readable = Set(cases.flatMap { testCase in
             suite.page(named: testCase.page).map { (try? suite.source(for: $0).get())?.readableFolders ?? [] } ?? []
         })
-        let files = FileJail.Access(readable: readable.sorted(), writable: scratch.path.map { [$0] } ?? [])
+        let files = FileJail.Access(readable: [], writable: scratch.path.map { [$0] } ?? [], pages: readable.sorted())
         guard let engine = startEngine(for: suite.options, sandbox: parsed.run.sandbox, files: files) else { return 70 }
         let started = Date()
         let results = await measure(cases, of: suite, parsed, engine: engine, scratch: scratch)

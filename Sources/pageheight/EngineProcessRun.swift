@@ -107,7 +107,7 @@ enum TestCrash {
 /// template's and its fragments'; and the folder its snapshot is written to.
 enum EngineFiles {
     static func access(for work: MeasuringWork, _ arguments: CommandLineArguments) -> FileJail.Access {
-        var readable: [String] = []
+        var readable: [String] = [], pages: [String] = []
         let here = FileManager.default.currentDirectoryPath
         if let template = arguments.template {
             readable.append((absolute(template, in: here) as NSString).deletingLastPathComponent)
@@ -115,15 +115,15 @@ enum EngineFiles {
         for page in work.pages {
             switch page {
             case .source(_, let source):
-                readable += source.readableFolders
+                pages += source.readableFolders
             case .entry(let entry):
                 if let source = try? PageSource.parse(entry.page, currentDirectory: here, standardInput: { nil }) {
-                    readable += source.readableFolders
+                    pages += source.readableFolders
                 }
             }
         }
         let writable = arguments.snapshot.map { [(absolute($0, in: here) as NSString).deletingLastPathComponent] } ?? []
-        return FileJail.Access(readable: Array(Set(readable)).sorted(), writable: writable)
+        return FileJail.Access(readable: readable, writable: writable, pages: Array(Set(pages)).sorted())
     }
 
     private static func absolute(_ path: String, in directory: String) -> String {

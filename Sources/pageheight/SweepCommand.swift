@@ -37,7 +37,7 @@ func runSweep(_ arguments: [String]) async -> Int32 {
         }
     }
     let base = parsed.measuring.applied(to: MeasureOptions())
-    let files = FileJail.Access(readable: Array(Set(sources.values.flatMap(\.readableFolders))).sorted())
+    let files = FileJail.Access(readable: [], pages: Array(Set(sources.values.flatMap(\.readableFolders))).sorted())
     guard let engine = startEngine(for: base, sandbox: parsed.run.sandbox, files: files) else { return 70 }
     let defaults = MeasureOptions()
     var jobs: [RegressionRunner.Job] = []

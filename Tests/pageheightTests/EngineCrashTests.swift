@@ -110,7 +110,7 @@ struct EngineCrashTests {
         try ["grow-6.5.html", "static.html"].map { "\(pages.path)/\($0)" }.joined(separator: "\n")
             .write(toFile: list, atomically: true, encoding: .utf8)
         let errors = work.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let handle = try FileHandle(forWritingTo: errors)
         defer { try? handle.close() }
         let batch = try PageHeightBinary.start(["batch", "--jobs", "1", "--clock", "real", "--timeout", "12", "--no-progress",

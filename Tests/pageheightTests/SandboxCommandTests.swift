@@ -146,6 +146,45 @@ extension CommandLineTests {
         #expect(view.passwd?.split(separator: "\n").count == 1 && view.passwd?.hasPrefix("root:") == true, "\(view.passwd ?? "none")")
     }
 
+    /// In a batch, a page's folder is in the jail only while that page is measured: a page whose
+    /// content filters are off reads its own folder, not the folder of a page before it or after
+    /// it in the list. Before, the jail showed every folder of the list to every page.
+    @Test(.enabled(if: geteuid() == 0, "a mount namespace needs CAP_SYS_ADMIN"))
+    func aPageOfABatchDoesNotReadTheOtherPagesFolders() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageheight-batch-jail-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (reader, neighbour) = (root.appendingPathComponent("reader"), root.appendingPathComponent("neighbour"))
+        for made in [reader, neighbour] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+        let grow = { (px: Int) in "document.body.appendChild(Object.assign(document.createElement('div'), {style: 'height:\(px)px'}))" }
+        try grow(100).write(to: reader.appendingPathComponent("own.js"), atomically: true, encoding: .utf8)
+        try grow(1000).write(to: neighbour.appendingPathComponent("secret.js"), atomically: true, encoding: .utf8)
+        try """
+            <!doctype html><body style="margin:0">
+            <script src="own.js"></script>
+            <script src="\(neighbour.appendingPathComponent("secret.js").absoluteString)"></script>
+            """.write(to: reader.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try "<!doctype html><body style=\"margin:0\"><div style=\"height:300px\"></div>"
+            .write(to: neighbour.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        let readerPage = reader.appendingPathComponent("index.html").path
+        let neighbourPage = neighbour.appendingPathComponent("index.html").path
+        let environment = ["PAGEHEIGHT_TEST_WITHOUT_FILE_BOUNDARY": "1"]
+        for order in [[neighbourPage, readerPage, neighbourPage], [readerPage, neighbourPage]] {
+            let list = root.appendingPathComponent("list.txt")
+            try (order.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+            let batch = try PageHeightBinary.run(["batch", "--offline", "--until", "quick", "--no-progress", "--jobs", "1", list.path],
+                                                 environment: environment)
+            let heights = batch.stdout.split(separator: "\n").compactMap { line -> (Int, Int)? in
+                guard let report = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let index = report["index"] as? Int, let height = report["height"] as? Int else { return nil }
+                return (index, height)
+            }.sorted { $0.0 < $1.0 }.map(\.1)
+            #expect(heights == order.map { $0 == readerPage ? 100 : 300 }, "\(order): \(batch.stdout)\(batch.stderr)")
+        }
+        // The filters are off indeed: without the sandbox (and its jail) the reader reads the secret.
+        let open = try PageHeightBinary.run(["--offline", "--no-sandbox", "--until", "quick", readerPage], environment: environment)
+        #expect(open.stdout.hasPrefix("1100 px"), "\(open.stdout)\(open.stderr)")
+    }
+
     /// A session bus of the caller's whose socket lies outside what the file jail shows (here one
     /// that does not exist) is not the engine's: it starts its own, and the page measures, quietly.
     /// Before, WebKit's D-Bus proxy could not reach it and the engine died (SIGTRAP), and a batch

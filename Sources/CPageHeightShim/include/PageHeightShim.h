@@ -201,4 +201,16 @@ int ph_pivot_root(const char *new_root, const char *put_old);
 // (`FileJail`). Returns 0, or -1 with errno set.
 int ph_unshare_mounts(void);
 
+// Why: open_tree(2) and mount_setattr(2) have no wrapper in Debian 12's glibc headers Swift sees,
+// and syscall(2) is variadic. A detached copy of the folder `path` of the calling thread's mount
+// namespace, read-only, without set-user-ID files or devices, as a descriptor (close-on-exec) that
+// `ph_attach_tree` mounts in another thread's namespace (`FileJail.PageFolders`). Returns the
+// descriptor, or -1 with errno set.
+int ph_detached_read_only_tree(const char *path);
+
+// Why: move_mount(2) has no wrapper Swift sees, and syscall(2) is variadic. Mounts the detached
+// tree `tree` (from `ph_detached_read_only_tree`) on the folder `target` of the calling thread's
+// mount namespace. Returns 0, or -1 with errno set; `tree` stays the caller's to close.
+int ph_attach_tree(int tree, const char *target);
+
 #endif

@@ -16,8 +16,9 @@ import Glibc
 ///   caches), read-only, except `/dev` and `/proc`;
 /// - the X display's sockets and the engine's private directory, read-write, and the display's
 ///   authority file (`XAUTHORITY`, `~/.Xauthority`) read-only;
-/// - the folders the caller names: each page's folder (`readable`), read-only, and the folders
-///   its pictures are written to (`writable`);
+/// - the folders the caller names: read-only (`readable`: a template's), read-write (`writable`:
+///   where pictures are written), and each page's folder, read-only, while that page is measured
+///   (`pages`, `PageFolders`);
 ///
 /// and nothing else: not `$HOME`, not the accounts (`/etc/passwd`, `/etc/shadow`, `/etc/group`
 /// show this user only), not the other folders of the machine. Every process WebKit starts from
@@ -29,14 +30,19 @@ import Glibc
 public enum FileJail {
     /// What the caller lets the engine's processes reach.
     public struct Access: Sendable, Equatable {
-        /// Folders shown read-only (the pages' folders, a template's).
+        /// Folders shown read-only for the whole run (a template's, a server's pages folder).
         public var readable: [String]
         /// Folders shown read-write (where snapshots are written).
         public var writable: [String]
+        /// The pages' folders: each shown while a page of its is measured (`PageFolders`), or
+        /// read-only for the whole run where the kernel cannot mount in the jail later. A page's
+        /// own folders are shown for it whether or not they are named here.
+        public var pages: [String]
 
-        public init(readable: [String], writable: [String] = []) {
+        public init(readable: [String], writable: [String] = [], pages: [String] = []) {
             self.readable = readable
             self.writable = writable
+            self.pages = pages
         }
     }
 
@@ -59,15 +65,20 @@ public enum FileJail {
     /// Moves the calling thread (the engine's) into the jail: call before WebKit or GTK starts,
     /// after Xvfb is up. `privateDirectory` is the engine's own (read-write, and where the new root
     /// is built). Returns the state.
-    static func enter(_ access: Access, privateDirectory: String) -> State {
+    static func enter(_ access: Access, privateDirectory: String) -> (State, PageFolders?) {
         guard geteuid() == 0 else {
-            return .unavailable("confining the engine's files needs root's CAP_SYS_ADMIN (a mount namespace); "
-                + "this user's pages may read any file this user can")
+            return (.unavailable("confining the engine's files needs root's CAP_SYS_ADMIN (a mount namespace); "
+                + "this user's pages may read any file this user can"), nil)
         }
         let root = privateDirectory + "/jail"
         let accounts = privateDirectory + "/accounts"
+        let probe = privateDirectory + "/probe"
         do {
             try writeAccounts(into: accounts)
+            // Whether a folder copied out here can be mounted in the jail later (`PageFolders`).
+            try makeFolder(probe)
+            let probeTree = ph_detached_read_only_tree(probe)
+            defer { if probeTree >= 0 { close(probeTree) } }
             // This thread's own namespace: the process's other threads keep theirs.
             try check(ph_unshare_mounts(), "unshare")
             try check(mount("none", "/", nil, UInt(MS_REC | MS_PRIVATE), nil), "making / private")
@@ -102,7 +113,15 @@ public enum FileJail {
             for file in xAuthority() where exists(file) {
                 try bind(file, into: root, readOnly: true, shown: &shown)
             }
-            for folder in access.readable.sorted(by: { $0.count < $1.count }) where exists(folder) {
+            var perPage = false
+            if probeTree >= 0 {
+                try makeFolder(root + "/.probe")
+                perPage = ph_attach_tree(probeTree, root + "/.probe") == 0
+                if perPage { _ = umount2(root + "/.probe", Int32(MNT_DETACH)) }
+                _ = rmdir(root + "/.probe")
+            }
+            let readable = access.readable + (perPage ? [] : access.pages)
+            for folder in readable.sorted(by: { $0.count < $1.count }) where exists(folder) {
                 try bind(folder, into: root, readOnly: true, shown: &shown)
             }
             for folder in access.writable.sorted(by: { $0.count < $1.count }) where exists(folder) {
@@ -113,9 +132,9 @@ public enum FileJail {
             try check(chdir("/"), "chdir")
             try check(umount2("/.old", Int32(MNT_DETACH)), "detaching the old root")
             _ = rmdir("/.old")
-            return .on
+            return (.on, perPage ? PageFolders(fixed: Array(shown.keys)) : nil)
         } catch {
-            return .unavailable("\(error)")
+            return (.unavailable("\(error)"), nil)
         }
     }
 
