@@ -857,7 +857,7 @@ if (typeof window.Worker === 'function') {
 // state names the first (`realTime`) for the log and the report. Not pending work: none of them
 // holds the verdict. Counted from construction until the page closes it (a socket, an event
 // source, a channel, a peer connection, an audio context), or for good (a shared worker, a
-// service worker's control); looked at when the state is told (media playing, `<marquee>`,
+// service worker's control), or while a message is in flight (a MessageChannel's); looked at when the state is told (media playing, `<marquee>`,
 // an animation the document does not list, `Atomics.waitAsync` waiting).
 const holders = new NativeMap();   // reason -> how many hold the clock now
 function hold(reason, delta) {
@@ -909,6 +909,49 @@ if (VIRTUAL_CLOCK) {
   for (const name of ['AudioContext', 'webkitAudioContext']) {
     holdWhileOpen(name, 'an AudioContext', (context, end) => apply(weakSet, closes, [context, end]));
     endOnCall(window[name] && window[name].prototype, 'close', closes);
+  }
+  // A MessageChannel's messages: WebKit carries each through the UI process, a round trip of
+  // real time that a loop of messages between the two ports adds up. A message to a port of a
+  // channel made here holds the clock until that port receives it (let go in a later task, so
+  // that a handler posting the next one keeps it held) or for a second of real time (a port
+  // never started, or handed to another context).
+  if (typeof window.MessageChannel === 'function' && window.MessagePort) {
+    const NativeChannel = window.MessageChannel;
+    const portOne = getter(NativeChannel.prototype, 'port1'), portTwo = getter(NativeChannel.prototype, 'port2');
+    const partners = new NativeWeakMap();  // port -> the other port of its channel
+    const inFlight = new NativeWeakMap();  // port -> messages posted to it, not yet received
+    const reason = 'a MessageChannel message in flight';
+    const letGo = (port) => {
+      const count = apply(weakGet, inFlight, [port]) || 0;
+      if (count <= 0) return;
+      apply(weakSet, inFlight, [port, count - 1]);
+      hold(reason, -1);
+    };
+    const Channel = { MessageChannel: function () {
+      if (new.target === undefined) return apply(NativeChannel, this, arrayOf(arguments, 0));
+      const channel = construct(NativeChannel, arrayOf(arguments, 0), new.target);
+      try {
+        const one = read(portOne, channel, 'port1'), two = read(portTwo, channel, 'port2');
+        apply(weakSet, partners, [one, two]);
+        apply(weakSet, partners, [two, one]);
+        listen(one, 'message', () => nativeSetTimeout(() => letGo(one), 0), true);
+        listen(two, 'message', () => nativeSetTimeout(() => letGo(two), 0), true);
+      } catch (e) {}
+      return channel;
+    } }.MessageChannel;
+    standIn(Channel, NativeChannel);
+    replace(window, 'MessageChannel', disguise(Channel, NativeChannel));
+    const nativePortPost = MessagePort.prototype.postMessage;
+    replace(MessagePort.prototype, 'postMessage', disguise({ postMessage() {
+      const result = apply(nativePortPost, this, arrayOf(arguments, 0));
+      const to = apply(weakGet, partners, [this]);
+      if (to) {
+        apply(weakSet, inFlight, [to, (apply(weakGet, inFlight, [to]) || 0) + 1]);
+        hold(reason, 1);
+        nativeSetTimeout(() => letGo(to), 1000);
+      }
+      return result;
+    } }.postMessage, nativePortPost));
   }
   // Atomics.waitAsync: its promise settles on the real clock.
   if (typeof Atomics === 'object' && typeof Atomics.waitAsync === 'function') {
