@@ -8,6 +8,11 @@ public struct PendingWork: Codable, Sendable, Equatable {
     public var fonts: Bool = false
     /// fetch and XMLHttpRequest calls in flight, in any frame.
     public var requests: Int = 0
+    /// Calls of the engine's asynchronous work under way, in any frame: storage (IndexedDB, the
+    /// Cache API), crypto, encodings, body reads, decodes, messages between a channel's ports.
+    /// Like requests, work the settle rule waits for; their time is real (the virtual clock does
+    /// not jump while one is under way).
+    public var calls: Int = 0
     /// Due times of one-shot timers of any frame, seconds since the load started; periodic ones
     /// excluded.
     public var timers: [Double] = []
@@ -31,14 +36,26 @@ public struct PendingWork: Codable, Sendable, Equatable {
 
     public static let none = PendingWork()
 
-    private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, timers, animations }
+    private enum CodingKeys: String, CodingKey { case document, images, fonts, requests, calls, timers, animations }
 
-    public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0,
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        document = try container.decode(Bool.self, forKey: .document)
+        images = try container.decode(Int.self, forKey: .images)
+        fonts = try container.decode(Bool.self, forKey: .fonts)
+        requests = try container.decode(Int.self, forKey: .requests)
+        calls = try container.decodeIfPresent(Int.self, forKey: .calls) ?? 0 // absent from earlier reports
+        timers = try container.decode([Double].self, forKey: .timers)
+        animations = try container.decode(Int.self, forKey: .animations)
+    }
+
+    public init(document: Bool = false, images: Int = 0, fonts: Bool = false, requests: Int = 0, calls: Int = 0,
                 timers: [Double] = [], animations: Int = 0, network: Int = 0, frames: Int = 0, workers: Int = 0,
                 realTime: String? = nil) {
         (self.document, self.images, self.fonts, self.requests, self.timers, self.animations, self.network, self.frames)
             = (document, images, fonts, requests, timers, animations, network, frames)
         self.workers = workers
+        self.calls = calls
         self.realTime = realTime
     }
 
@@ -50,7 +67,7 @@ public struct PendingWork: Codable, Sendable, Equatable {
     }
 
     public var isEmpty: Bool {
-        !document && images <= 0 && !fonts && requests <= 0 && timers.isEmpty && animations <= 0
+        !document && images <= 0 && !fonts && requests <= 0 && calls <= 0 && timers.isEmpty && animations <= 0
     }
 
     /// A short human list, e.g. `2 images, 1 timer (due at 6.50 s)`.
@@ -60,6 +77,7 @@ public struct PendingWork: Codable, Sendable, Equatable {
         if images > 0 { parts.append(plural(images, "image")) }
         if fonts { parts.append("fonts loading") }
         if requests > 0 { parts.append(plural(requests, "request")) }
+        if calls > 0 { parts.append(plural(calls, "call") + " under way") }
         if let next = timers.min() {
             parts.append(plural(timers.count, "timer") + " (next due at \(Seconds.format(next)))")
         }

@@ -8,6 +8,8 @@ struct ProbeReading: Decodable, Sendable {
         var images: Int
         var fonts: Bool
         var requests: Int
+        /// Calls of the engine's asynchronous work under way, in any frame.
+        var calls: Int?
         /// Child frames (at any depth) whose document has not finished loading.
         var frames: Int?
         /// Dedicated workers running, in any frame.
@@ -69,7 +71,7 @@ struct ProbeReading: Decodable, Sendable {
     func pendingWork(at t: Double, network: Int) -> PendingWork? {
         guard let pending else { return nil }
         return PendingWork(document: pending.document, images: pending.images, fonts: pending.fonts,
-                           requests: pending.requests, timers: pending.timers.map { t + $0 },
+                           requests: pending.requests, calls: pending.calls ?? 0, timers: pending.timers.map { t + $0 },
                            animations: pending.animations, network: network, frames: pending.frames ?? 0,
                            workers: pending.workers ?? 0, realTime: pending.realTime)
     }

@@ -75,6 +75,8 @@ const finite = (x) => typeof x === 'number' && isFiniteNumber(x);
 const push = (list, x) => { list[list.length] = x; };
 const mapValues = (map) => { const list = []; apply(mapForEach, map, [(v) => push(list, v)]); return list; };
 const stringSlice = String.prototype.slice;
+const stringSplit = String.prototype.split;
+const arraySplice = Array.prototype.splice, arrayShift = Array.prototype.shift;
 const arrayOf = (args, from) => { const list = []; for (let i = from; i < args.length; i++) push(list, args[i]); return list; };
 
 // --- the engine's text for replaced functions -----------------------------------------------
@@ -208,7 +210,8 @@ let causes = [];
 const FRAME_STATE = '__pageheightFrameState';
 const children = new NativeMap();  // a child's window -> its last state (epoch ms)
 function state(cause) {
-  const s = { timers: earliestPending(TIMERS_TOLD), requests: requests, workers: workers, frames: 0, opened: 0, cause: cause, realTime: heldBy() };
+  const s = { timers: earliestPending(TIMERS_TOLD), requests: requests, calls: callsUnderWay, workers: workers, frames: 0, opened: 0, cause: cause,
+              realTime: heldBy() };
   let next = VIRTUAL_CLOCK ? nextDue() : null;
   let childNext = null;
   const gone = [];
@@ -218,6 +221,7 @@ function state(cause) {
     if (closed) { push(gone, source); return; }
     for (let i = 0; i < child.timers.length; i++) push(s.timers, child.timers[i] - origin);
     s.requests += child.requests;
+    s.calls += child.calls;
     s.workers += child.workers;
     if (s.realTime === null && child.realTime !== null) s.realTime = child.realTime;
     s.frames += child.frames + (child.loading ? 1 : 0);
@@ -234,7 +238,8 @@ function encode(s) {
   const number = (x) => finite(x) ? '' + x : 'null';
   let timerList = '';
   for (let i = 0; i < s.timers.length; i++) timerList += (i ? ',' : '') + number(s.timers[i]);
-  let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"workers":' + number(s.workers)
+  let text = '{"timers":[' + timerList + '],"requests":' + number(s.requests) + ',"calls":' + number(s.calls)
+    + ',"workers":' + number(s.workers)
     + ',"frames":' + number(s.frames)
     + ',"opened":' + number(s.opened)
     + ',"cause":' + (typeof s.cause === 'string' ? quote(s.cause) : 'null')
@@ -254,7 +259,7 @@ function tellParent(s) {
   let loading = false;
   try { loading = apply(readyState, document, []) !== 'complete'; } catch (e) {}
   const opened = loading && scriptOpened ? 1 : 0;
-  const message = { timers: epoch, requests: s.requests, workers: s.workers, frames: s.frames, opened: s.opened + opened, loading: loading && !opened,
+  const message = { timers: epoch, requests: s.requests, calls: s.calls, workers: s.workers, frames: s.frames, opened: s.opened + opened, loading: loading && !opened,
                     next: s.next === null || s.next === undefined ? null : s.next + origin, cause: s.cause, realTime: s.realTime };
   postTo(parentWindow, { [FRAME_STATE]: message });
 }
@@ -286,7 +291,7 @@ listen(window, 'message', (e) => {
   const count = (x) => finite(x) ? mathMax(0, mathMin(x, 1000)) : 0;
   const due = [];
   if (isArray(m.timers)) for (let i = 0; i < m.timers.length && due.length < 1000; i++) if (finite(m.timers[i])) push(due, m.timers[i]);
-  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), workers: count(m.workers), frames: count(m.frames),
+  apply(mapSet, children, [source, { timers: due, requests: count(m.requests), calls: count(m.calls), workers: count(m.workers), frames: count(m.frames),
                                      opened: count(m.opened),
                                      realTime: typeof m.realTime === 'string' ? apply(stringSlice, m.realTime, [0, 200]) : null,
                                      loading: m.loading === true,
@@ -910,49 +915,6 @@ if (VIRTUAL_CLOCK) {
     holdWhileOpen(name, 'an AudioContext', (context, end) => apply(weakSet, closes, [context, end]));
     endOnCall(window[name] && window[name].prototype, 'close', closes);
   }
-  // A MessageChannel's messages: WebKit carries each through the UI process, a round trip of
-  // real time that a loop of messages between the two ports adds up. A message to a port of a
-  // channel made here holds the clock until that port receives it (let go in a later task, so
-  // that a handler posting the next one keeps it held) or for a second of real time (a port
-  // never started, or handed to another context).
-  if (typeof window.MessageChannel === 'function' && window.MessagePort) {
-    const NativeChannel = window.MessageChannel;
-    const portOne = getter(NativeChannel.prototype, 'port1'), portTwo = getter(NativeChannel.prototype, 'port2');
-    const partners = new NativeWeakMap();  // port -> the other port of its channel
-    const inFlight = new NativeWeakMap();  // port -> messages posted to it, not yet received
-    const reason = 'a MessageChannel message in flight';
-    const letGo = (port) => {
-      const count = apply(weakGet, inFlight, [port]) || 0;
-      if (count <= 0) return;
-      apply(weakSet, inFlight, [port, count - 1]);
-      hold(reason, -1);
-    };
-    const Channel = { MessageChannel: function () {
-      if (new.target === undefined) return apply(NativeChannel, this, arrayOf(arguments, 0));
-      const channel = construct(NativeChannel, arrayOf(arguments, 0), new.target);
-      try {
-        const one = read(portOne, channel, 'port1'), two = read(portTwo, channel, 'port2');
-        apply(weakSet, partners, [one, two]);
-        apply(weakSet, partners, [two, one]);
-        listen(one, 'message', () => nativeSetTimeout(() => letGo(one), 0), true);
-        listen(two, 'message', () => nativeSetTimeout(() => letGo(two), 0), true);
-      } catch (e) {}
-      return channel;
-    } }.MessageChannel;
-    standIn(Channel, NativeChannel);
-    replace(window, 'MessageChannel', disguise(Channel, NativeChannel));
-    const nativePortPost = MessagePort.prototype.postMessage;
-    replace(MessagePort.prototype, 'postMessage', disguise({ postMessage() {
-      const result = apply(nativePortPost, this, arrayOf(arguments, 0));
-      const to = apply(weakGet, partners, [this]);
-      if (to) {
-        apply(weakSet, inFlight, [to, (apply(weakGet, inFlight, [to]) || 0) + 1]);
-        hold(reason, 1);
-        nativeSetTimeout(() => letGo(to), 1000);
-      }
-      return result;
-    } }.postMessage, nativePortPost));
-  }
   // Atomics.waitAsync: its promise settles on the real clock.
   if (typeof Atomics === 'object' && typeof Atomics.waitAsync === 'function') {
     const nativeWaitAsync = Atomics.waitAsync;
@@ -966,6 +928,177 @@ if (VIRTUAL_CLOCK) {
       }
       return result;
     } }.waitAsync, nativeWaitAsync));
+  }
+}
+// Calls of the engine's asynchronous work under way, in this frame: work the settle rule waits
+// for (like requests: its end can change the page), and time the virtual clock does not move
+// (it holds the clock while one is under way). Counted on both clocks.
+let callsUnderWay = 0;
+const busy = (reason) => {
+  callsUnderWay++;
+  hold(reason, 1);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    nativeSetTimeout(() => { callsUnderWay--; hold(reason, -1); }, 0);
+  };
+};
+// A MessageChannel's messages: WebKit carries each through the UI process, a round trip of
+// real time that a loop of messages between the two ports adds up. A message to a port of a
+// channel made here is a call under way until that port receives it (let go in a later task,
+// so that a handler posting the next one keeps it) or for a second of real time (a port never
+// started, or handed to another context).
+if (typeof window.MessageChannel === 'function' && window.MessagePort) {
+  const NativeChannel = window.MessageChannel;
+  const portOne = getter(NativeChannel.prototype, 'port1'), portTwo = getter(NativeChannel.prototype, 'port2');
+  const partners = new NativeWeakMap();  // port -> the other port of its channel
+  const inFlight = new NativeWeakMap();  // port -> the ends of the messages posted to it, in order
+  const received = (port) => () => {
+    const ends = apply(weakGet, inFlight, [port]);
+    if (ends && ends.length) apply(arrayShift, ends, [])();
+  };
+  const Channel = { MessageChannel: function () {
+    if (new.target === undefined) return apply(NativeChannel, this, arrayOf(arguments, 0));
+    const channel = construct(NativeChannel, arrayOf(arguments, 0), new.target);
+    try {
+      const one = read(portOne, channel, 'port1'), two = read(portTwo, channel, 'port2');
+      apply(weakSet, partners, [one, two]);
+      apply(weakSet, partners, [two, one]);
+      apply(weakSet, inFlight, [one, []]);
+      apply(weakSet, inFlight, [two, []]);
+      listen(one, 'message', received(one), true);
+      listen(two, 'message', received(two), true);
+    } catch (e) {}
+    return channel;
+  } }.MessageChannel;
+  standIn(Channel, NativeChannel);
+  replace(window, 'MessageChannel', disguise(Channel, NativeChannel));
+  const nativePortPost = MessagePort.prototype.postMessage;
+  replace(MessagePort.prototype, 'postMessage', disguise({ postMessage() {
+    const result = apply(nativePortPost, this, arrayOf(arguments, 0));
+    const to = apply(weakGet, partners, [this]);
+    const ends = to && apply(weakGet, inFlight, [to]);
+    if (ends && ends.length < 100000) {
+      const end = busy('a MessageChannel message in flight');
+      push(ends, end);
+      nativeSetTimeout(end, 1000);
+    }
+    return result;
+  } }.postMessage, nativePortPost));
+}
+// The engine's asynchronous work (storage, crypto, encoding, body reads, decodes, locks,
+// service workers, ...) takes real time, in this process's threads or another process, and
+// its result can change the page at any moment: while a call of it is under way the clock is
+// real. The methods below are every method of the engine's interfaces that returns a promise
+// (`PROMISE_METHODS`: interface and method; `ProbeScriptTests` finds them in the engine, as
+// the methods that answer a call on an object of another interface with a rejected promise,
+// and checks this list against them), less those whose promise waits on the page itself
+// (`whenDefined`) or is this probe's channel; and the ones that take a callback or fire events:
+// `toBlob`, IndexedDB's requests and transactions, `FileReader` (service workers are off).
+// Each is let go a task after it ends, so that a chain (a handler that starts the next) keeps
+// the clock held.
+{
+  const PROMISE_METHODS = 'AudioContext.close AudioContext.resume AudioContext.suspend AudioDecoder.flush AudioEncoder.flush '
+    + 'BaseAudioContext.decodeAudioData Blob.arrayBuffer Blob.bytes Blob.text CSSStyleSheet.replace Cache.add Cache.addAll '
+    + 'Cache.delete Cache.keys Cache.match Cache.matchAll Cache.put CacheStorage.delete CacheStorage.has CacheStorage.keys '
+    + 'CacheStorage.match CacheStorage.open Clipboard.read Clipboard.readText Clipboard.write Clipboard.writeText '
+    + 'ClipboardItem.getType CookieStore.delete CookieStore.get CookieStore.getAll CookieStore.set '
+    + 'Document.exitFullscreen Document.hasStorageAccess Document.requestStorageAccess Element.requestFullscreen FontFace.load '
+    + 'FontFaceSet.load GPUBuffer.mapAsync GPUQueue.onSubmittedWorkDone HTMLImageElement.decode HTMLMediaElement.play '
+    + 'IDBFactory.databases LockManager.query LockManager.request MediaCapabilities.decodingInfo '
+    + 'MediaCapabilities.encodingInfo MediaDevices.enumerateDevices MediaDevices.getDisplayMedia MediaDevices.getUserMedia '
+    + 'MediaSession.callActionHandler MediaStreamTrack.applyConstraints NavigationPreloadManager.disable '
+    + 'NavigationPreloadManager.enable NavigationPreloadManager.getState NavigationPreloadManager.setHeaderValue '
+    + 'OfflineAudioContext.resume OfflineAudioContext.startRendering OfflineAudioContext.suspend '
+    + 'OffscreenCanvas.convertToBlob Permissions.query ReadableStream.cancel ReadableStream.pipeTo '
+    + 'ReadableStreamDefaultReader.cancel ReadableStreamDefaultReader.read Request.arrayBuffer Request.blob Request.bytes '
+    + 'Request.formData Request.json Request.text Response.arrayBuffer Response.blob Response.bytes Response.formData '
+    + 'Response.json Response.text SVGImageElement.decode SubtleCrypto.decrypt SubtleCrypto.deriveBits SubtleCrypto.deriveKey SubtleCrypto.digest SubtleCrypto.encrypt '
+    + 'SubtleCrypto.exportKey SubtleCrypto.generateKey SubtleCrypto.importKey SubtleCrypto.sign SubtleCrypto.unwrapKey '
+    + 'SubtleCrypto.verify SubtleCrypto.wrapKey VideoDecoder.flush VideoEncoder.flush VideoFrame.copyTo WakeLock.request '
+    + 'WakeLockSentinel.release Worklet.addModule WritableStream.abort WritableStream.close WritableStreamDefaultWriter.abort '
+    + 'WritableStreamDefaultWriter.close WritableStreamDefaultWriter.write';
+  const NativePromise = Promise;
+  const promiseThen = Promise.prototype.then;
+  // Wraps `holder[key]` (a method) so that each call holds the clock under `reason` until
+  // `ended(result, end, self)` calls `end`; a call that throws holds nothing.
+  const holdEachCall = (holder, key, reason, ended) => {
+    const native = holder && holder[key];
+    if (typeof native !== 'function') return;
+    replace(holder, key, disguise({ [key]() {
+      const result = apply(native, this, arrayOf(arguments, 0));
+      const end = busy(reason);
+      try { ended(result, end, this); } catch (e) { end(); }
+      return result;
+    } }[key], native));
+  };
+  const untilSettled = (result, end) => {
+    if (result instanceof NativePromise) apply(promiseThen, result, [end, end]); else end();
+  };
+  // Ends every call waiting on `target` at its next event of `names` (one listener a target:
+  // a cursor's request fires again for each step).
+  const waiting = new NativeWeakMap();  // target -> the ends waiting for its next event
+  const untilEvent = (names) => (target, end) => {
+    if (!target || typeof target !== 'object') { end(); return; }
+    let ends = apply(weakGet, waiting, [target]);
+    if (!ends) {
+      ends = [];
+      apply(weakSet, waiting, [target, ends]);
+      const fire = () => { const now = apply(arraySplice, ends, [0, ends.length]); for (let i = 0; i < now.length; i++) now[i](); };
+      for (let i = 0; i < names.length; i++) listen(target, names[i], fire, true);
+    }
+    push(ends, end);
+  };
+  const methods = apply(stringSplit, PROMISE_METHODS, [' ']);
+  for (let i = 0; i < methods.length; i++) {
+    const [name, key] = apply(stringSplit, methods[i], ['.']);
+    const Interface = window[name];
+    if (typeof Interface === 'function' && Interface.prototype) {
+      holdEachCall(Interface.prototype, key, 'a ' + name + '.' + key + ' call under way', untilSettled);
+    }
+  }
+  holdEachCall(window, 'createImageBitmap', 'a createImageBitmap call under way', untilSettled);
+  if (typeof WebAssembly === 'object') {
+    for (const key of ['compile', 'instantiate', 'compileStreaming', 'instantiateStreaming']) {
+      holdEachCall(WebAssembly, key, 'a WebAssembly.' + key + ' call under way', untilSettled);
+    }
+  }
+  if (window.HTMLCanvasElement && typeof HTMLCanvasElement.prototype.toBlob === 'function') {
+    const nativeToBlob = HTMLCanvasElement.prototype.toBlob;
+    replace(HTMLCanvasElement.prototype, 'toBlob', disguise({ toBlob() {
+      const args = arrayOf(arguments, 0);
+      const callback = args[0];
+      if (typeof callback !== 'function') return apply(nativeToBlob, this, args);
+      const end = busy('a canvas toBlob call under way');
+      args[0] = function () { end(); return apply(callback, this, arrayOf(arguments, 0)); };
+      try { return apply(nativeToBlob, this, args); } catch (e) { end(); throw e; }
+    } }.toBlob, nativeToBlob));
+  }
+  const requestEnds = untilEvent(['success', 'error']);
+  const requestReason = 'an IndexedDB request under way';
+  for (const [name, keys] of [
+    ['IDBFactory', ['open', 'deleteDatabase']],
+    ['IDBObjectStore', ['add', 'put', 'get', 'getAll', 'getKey', 'getAllKeys', 'delete', 'clear', 'count', 'openCursor', 'openKeyCursor']],
+    ['IDBIndex', ['get', 'getAll', 'getKey', 'getAllKeys', 'count', 'openCursor', 'openKeyCursor']],
+  ]) {
+    const Interface = window[name];
+    for (let i = 0; Interface && i < keys.length; i++) holdEachCall(Interface.prototype, keys[i], requestReason, requestEnds);
+  }
+  if (window.IDBCursor) {
+    const cursorRequest = getter(IDBCursor.prototype, 'request');
+    for (const key of ['continue', 'advance', 'continuePrimaryKey']) {
+      holdEachCall(IDBCursor.prototype, key, requestReason, (result, end, cursor) => requestEnds(read(cursorRequest, cursor, 'request'), end));
+    }
+  }
+  if (window.IDBDatabase) {
+    holdEachCall(IDBDatabase.prototype, 'transaction', 'an IndexedDB transaction under way', untilEvent(['complete', 'abort', 'error']));
+  }
+  if (window.FileReader) {
+    const loadEnd = untilEvent(['loadend']);
+    for (const key of ['readAsArrayBuffer', 'readAsBinaryString', 'readAsDataURL', 'readAsText']) {
+      holdEachCall(FileReader.prototype, key, 'a FileReader read under way', (result, end, reader) => loadEnd(reader, end));
+    }
   }
 }
 // Animations made with `new Animation(...)`: one whose effect has no target, or a target out of

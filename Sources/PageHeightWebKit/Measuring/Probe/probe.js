@@ -67,9 +67,10 @@ function value() {
 // `animationFrames`: the top frame's animation frame callbacks waiting for a frame (virtual clock).
 // `opened`: child frames whose document a script opened and has not closed (see hooks.js).
 // `workers`: dedicated workers running, in any frame (see hooks.js).
+// `calls`: calls of the engine's asynchronous work under way, in any frame (see hooks.js).
 // `realTime`: the first way of keeping time the hooks do not move that the page uses now, in any
 // frame (see hooks.js), or null.
-let hooked = { timers: [], requests: 0, workers: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0,
+let hooked = { timers: [], requests: 0, calls: 0, workers: 0, frames: 0, opened: 0, offset: 0, next: null, childNext: null, animationFrames: 0,
                realTime: null };
 window.addEventListener(STATE_EVENT, (e) => {
   let state;
@@ -78,6 +79,7 @@ window.addEventListener(STATE_EVENT, (e) => {
   const finite = (x) => typeof x === 'number' && isFinite(x);
   hooked = { timers: state.timers.filter(finite).sort((a, b) => a - b).slice(0, 1000),
              requests: Math.max(0, Math.min(state.requests, 1000)),
+             calls: finite(state.calls) ? Math.max(0, Math.min(state.calls, 100000)) : 0,
              workers: finite(state.workers) ? Math.max(0, Math.min(state.workers, 1000)) : 0,
              frames: finite(state.frames) ? Math.max(0, Math.min(state.frames, 1000)) : 0,
              opened: finite(state.opened) ? Math.max(0, Math.min(state.opened, 1000)) : 0,
@@ -179,6 +181,7 @@ function pending() {
     images: images,
     fonts: fontsLoading(),
     requests: hooked.requests,
+    calls: hooked.calls,
     workers: hooked.workers,
     realTime: hooked.realTime,
     frames: hooked.frames,
@@ -187,7 +190,7 @@ function pending() {
   };
 }
 function pendingKey(p) {
-  return [p.document, p.images, p.fonts, p.requests, p.workers, p.realTime, p.frames, p.timers.length, p.animations].join();
+  return [p.document, p.images, p.fonts, p.requests, p.calls, p.workers, p.realTime, p.frames, p.timers.length, p.animations].join();
 }
 
 // --- reporting ---------------------------------------------------------------------------
