@@ -496,9 +496,21 @@ function runFrame(time) {
 }
 function engineFrame(t) {
   clock.engineFrameRequested = false;
-  if (!framesWaiting()) return;
+  if (!framesWaiting()) { childFrames(); return; }
   if (now() - clock.steppedAt < FRAME_HOLD) return requestEngineFrame();
   runFrame(t + clock.offset);
+  childFrames();
+}
+// A child frame's animation frames are the engine's, on the real clock (the probe steps the top
+// frame's only): while a child frame has callbacks waiting for a frame, the whole page's clock
+// is real (a loop that counts frames in an embed ends at its real time, as in a browser).
+let childFramesHeld = false;
+function childFrames() {
+  if (!isChild || !VIRTUAL_CLOCK) return;
+  const waiting = framesWaiting() > 0;
+  if (waiting === childFramesHeld) return;
+  childFramesHeld = waiting;
+  hold('animation frames in a child frame (their time is real)', waiting ? 1 : -1);
 }
 function requestEngineFrame() {
   if (clock.engineFrameRequested || !nativeFrame) return;
@@ -513,9 +525,10 @@ function installAnimationFrames() {
     const id = ++clock.lastFrameId;
     apply(mapSet, clock.frames, [id, callback]);
     requestEngineFrame();
+    childFrames();
     return id;
   };
-  const cancel = (id) => { apply(mapDelete, clock.frames, [NativeNumber(id)]); };
+  const cancel = (id) => { apply(mapDelete, clock.frames, [NativeNumber(id)]); childFrames(); };
   replace(window, 'requestAnimationFrame',
           disguise({ requestAnimationFrame(callback) { return request(callback); } }.requestAnimationFrame, nativeFrame));
   if (nativeCancelFrame) {
@@ -986,6 +999,28 @@ if (typeof window.MessageChannel === 'function' && window.MessagePort) {
     }
     return result;
   } }.postMessage, nativePortPost));
+}
+// A history navigation (`back`, `forward`, `go`) goes through the UI process and ends with
+// `popstate` or `hashchange` (or a new document): a call under way until then, or for a second
+// of real time (nothing to go back to).
+if (window.History) {
+  const navigations = [];
+  const arrived = () => { const ends = apply(arraySplice, navigations, [0, navigations.length]); for (let i = 0; i < ends.length; i++) ends[i](); };
+  listen(window, 'popstate', arrived, true);
+  listen(window, 'hashchange', arrived, true);
+  for (const key of ['back', 'forward', 'go']) {
+    const native = History.prototype[key];
+    if (typeof native !== 'function') continue;
+    replace(History.prototype, key, disguise({ [key]() {
+      const result = apply(native, this, arrayOf(arguments, 0));
+      if (navigations.length < 1000) {
+        const end = busy('a history navigation under way');
+        push(navigations, end);
+        nativeSetTimeout(end, 1000);
+      }
+      return result;
+    } }[key], native));
+  }
 }
 // The engine's asynchronous work (storage, crypto, encoding, body reads, decodes, locks,
 // service workers, ...) takes real time, in this process's threads or another process, and
