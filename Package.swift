@@ -51,7 +51,8 @@ let package = Package(
             name: "pageheight",
             dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning",
                            "PageHeightServe"],
-            swiftSettings: swift6
+            swiftSettings: swift6,
+            linkerSettings: exportsExecve
         ),
         // Runs the built binary for the CLI and engine tests.
         .target(name: "PageHeightTestSupport", path: "Tests/TestSupport", swiftSettings: swift6),
@@ -68,15 +69,25 @@ let package = Package(
         .testTarget(
             name: "PageHeightWebKitTests",
             dependencies: ["PageHeightCore", "PageHeightWebKit", "PageHeightBatch", "pageheight", "PageHeightTestSupport"],
-            swiftSettings: swift6
+            swiftSettings: swift6,
+            linkerSettings: exportsExecve
         ),
         .testTarget(
             name: "pageheightTests",
             dependencies: ["pageheight", "PageHeightCore", "PageHeightBatch", "PageHeightRegression", "PageHeightTuning",
                            "PageHeightWebKit", "PageHeightTestSupport"],
-            swiftSettings: swift6
+            swiftSettings: swift6,
+            linkerSettings: exportsExecve
         ),
     ]
 )
 
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+// A program that runs the engine exports the shim's `posix_spawn`, `posix_spawnp` and `execve`, so
+// that GLib's spawns of WebKit's processes call them, and they start in the file jail with the
+// sandbox's capabilities (`ph_confine_children`, `ph_jail_children`). A library user's program
+// needs the same flags; without them the engine says its files are not confined (`FileJail`).
+var exportsExecve: [LinkerSetting] {
+    [.unsafeFlags(["execve", "posix_spawn", "posix_spawnp"].flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })]
+}

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
@@ -298,6 +300,8 @@ void ph_web_context_route_through_proxy(WebKitWebContext *context, const char *p
     webkit_network_proxy_settings_free(settings);
 }
 
+static int confine_child(const char *path);
+
 pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -315,6 +319,7 @@ pid_t ph_spawn_tied(char *const argv[], int stdout_fd, int stderr_fd) {
     if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO) dup2(stdout_fd, STDOUT_FILENO);
     if (stderr_fd >= 0 && stderr_fd != STDERR_FILENO) dup2(stderr_fd, STDERR_FILENO);
     setpgid(0, 0); // its own process group: a terminal's ^C reaches us, and we stop it ourselves
+    if (confine_child(argv[0]) != 0) _exit(127);
     execvp(argv[0], argv);
     _exit(127);
 }
@@ -500,15 +505,155 @@ int ph_prioritize_thread(int nice) {
     return 0;
 }
 
-int ph_narrow_capability_bound(unsigned long long keep) {
+// The processes WebKit starts (its network process, bubblewrap and the web processes in it, its
+// D-Bus proxy), recognised by their program's name: they start confined; no other does.
+static int is_engine_helper(const char *path) {
+    if (!path) return 0;
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    return strcmp(name, "bwrap") == 0 || strcmp(name, "xdg-dbus-proxy") == 0
+        || (strncmp(name, "WebKit", 6) == 0 && strlen(name) > 13 && strcmp(name + strlen(name) - 7, "Process") == 0);
+}
+
+// What a WebKit helper process starts with, set once the engine knows (`ph_confine_children`,
+// `ph_jail_children`), read in forked children: plain words.
+static volatile int children_confined = 0;
+static volatile unsigned long long children_keep = 0;
+static volatile int children_namespace = -1;
+
+static int narrow_bounding_set(unsigned long long keep) {
     for (int capability = 0; capability < 64; capability++) {
         if (keep & (1ULL << capability)) continue;
         int present = prctl(PR_CAPBSET_READ, capability, 0, 0, 0);
         if (present < 0) break; // past the kernel's last capability
         if (present == 0) continue;
-        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0) return -errno;
+        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0) return -1;
     }
     return 0;
+}
+
+// In a child about to exec `path`: async-signal-safe calls only. Returns 0, or -1 (errno set).
+static int confine_child(const char *path) {
+    if (!is_engine_helper(path)) return 0;
+    if (children_namespace >= 0 && syscall(SYS_setns, children_namespace, CLONE_NEWNS) != 0) return -1;
+    if (children_confined && narrow_bounding_set(children_keep) != 0) return -1;
+    return 0;
+}
+
+// The program's own `execve`: a library's fork-and-exec (GLib's, without posix_spawn) calls it
+// by name, and the program's definition is the one the dynamic linker binds it to.
+int execve(const char *path, char *const argv[], char *const envp[]) {
+    if (confine_child(path) != 0) return -1;
+    return (int)syscall(SYS_execve, path, argv, envp);
+}
+
+// GLib starts WebKit's processes with posix_spawn, whose child inherits the calling thread's
+// mount namespace and capability bounding set and runs nothing of ours before its exec. So the
+// spawns of WebKit's helpers are handed to a thread of their own, the spawner, which narrows its
+// bounding set once and enters the file jail once: its children start in both. The caller waits.
+typedef int (*spawn_function)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                              char *const[], char *const[]);
+typedef struct {
+    int kind; // 0 posix_spawn, 1 posix_spawnp, 2 enter the mount namespace `namespace_fd`
+    pid_t *pid;
+    const char *path;
+    const posix_spawn_file_actions_t *actions;
+    const posix_spawnattr_t *attributes;
+    char *const *argv;
+    char *const *envp;
+    int namespace_fd;
+    int result;
+    int done;
+} spawn_request;
+
+static pthread_mutex_t spawner_callers = PTHREAD_MUTEX_INITIALIZER; // one request at a time
+static pthread_mutex_t spawner_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawner_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t spawner_answered = PTHREAD_COND_INITIALIZER;
+static spawn_request *spawner_request = NULL;
+static pthread_t spawner;
+static int spawner_running = 0;
+
+static spawn_function real_function(const char *name) {
+    return (spawn_function)dlsym(RTLD_NEXT, name);
+}
+
+static void *spawner_main(void *unused) {
+    (void)unused;
+    narrow_bounding_set(children_keep);
+    for (;;) {
+        pthread_mutex_lock(&spawner_lock);
+        while (!spawner_request) pthread_cond_wait(&spawner_wake, &spawner_lock);
+        spawn_request *request = spawner_request;
+        spawner_request = NULL;
+        pthread_mutex_unlock(&spawner_lock);
+        if (request->kind == 2) {
+            request->result = unshare(CLONE_FS) == 0 && setns(request->namespace_fd, CLONE_NEWNS) == 0 ? 0 : errno;
+        } else {
+            spawn_function spawn = real_function(request->kind == 0 ? "posix_spawn" : "posix_spawnp");
+            request->result = spawn ? spawn(request->pid, request->path, request->actions, request->attributes,
+                                            request->argv, request->envp) : ENOSYS;
+        }
+        pthread_mutex_lock(&spawner_lock);
+        request->done = 1;
+        pthread_cond_broadcast(&spawner_answered);
+        pthread_mutex_unlock(&spawner_lock);
+    }
+    return NULL;
+}
+
+static int hand_to_spawner(spawn_request *request) {
+    pthread_mutex_lock(&spawner_callers);
+    pthread_mutex_lock(&spawner_lock);
+    spawner_request = request;
+    pthread_cond_signal(&spawner_wake);
+    while (!request->done) pthread_cond_wait(&spawner_answered, &spawner_lock);
+    pthread_mutex_unlock(&spawner_lock);
+    pthread_mutex_unlock(&spawner_callers);
+    return request->result;
+}
+
+static int spawn_through(int kind, pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                         const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
+    if (spawner_running && is_engine_helper(path) && !pthread_equal(pthread_self(), spawner)) {
+        spawn_request request = {kind, pid, path, actions, attributes, argv, envp, -1, 0, 0};
+        return hand_to_spawner(&request);
+    }
+    spawn_function spawn = real_function(kind == 0 ? "posix_spawn" : "posix_spawnp");
+    return spawn ? spawn(pid, path, actions, attributes, argv, envp) : ENOSYS;
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
+    return spawn_through(0, pid, path, actions, attributes, argv, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+                 const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
+    return spawn_through(1, pid, file, actions, attributes, argv, envp);
+}
+
+void ph_confine_children(unsigned long long keep) {
+    children_keep = keep;
+    children_confined = 1;
+    if (spawner_running) return;
+    if (pthread_create(&spawner, NULL, spawner_main, NULL) == 0) spawner_running = 1;
+}
+
+int ph_jail_children(int namespace_fd) {
+    children_namespace = namespace_fd;
+    if (!spawner_running) return 0;
+    spawn_request request = {2, NULL, NULL, NULL, NULL, NULL, NULL, namespace_fd, 0, 0};
+    return hand_to_spawner(&request);
+}
+
+int ph_narrow_this_thread(unsigned long long keep) {
+    return narrow_bounding_set(keep) == 0 ? 0 : -errno;
+}
+
+int ph_children_confinable(void) {
+    // Whether the dynamic linker binds a library's calls to this program's definitions.
+    return dlsym(RTLD_DEFAULT, "posix_spawn") == (void *)posix_spawn && dlsym(RTLD_DEFAULT, "execve") == (void *)execve;
 }
 
 static gboolean refuse_destination(WebKitDownload *download, gchar *suggested, gpointer data) {

@@ -122,7 +122,17 @@ final class EngineRuntime: Sendable {
             if found == .on, var files {
                 // Before WebKit starts a process: each starts in the jail.
                 files.readable += FontConfiguration.sandboxPaths() + fonts.directories + (DriverlessEGL.library().map { [$0] } ?? [])
-                (jail, folders) = FileJail.enter(files, privateDirectory: directory)
+                if ph_children_confinable() == 0 {
+                    jail = .unavailable("this program does not export posix_spawn, posix_spawnp and execve (link it with "
+                        + "-Xlinker --export-dynamic-symbol=NAME for each), so WebKit's processes cannot start in the jail")
+                } else {
+                    let warden: FileJail.Warden?
+                    (jail, warden, folders) = FileJail.Warden.start(files, privateDirectory: directory)
+                    if let warden, case let failed = ph_jail_children(warden.namespace), failed != 0 {
+                        jail = .unavailable("WebKit's processes cannot enter the jail: \(String(cString: strerror(failed)))")
+                        folders = nil
+                    }
+                }
             }
             // Pages are drawn in software (hardware acceleration off), so this process never
             // needs EGL, yet WebKit opens it here for its DMA-BUF renderer, and Mesa's EGL brings

@@ -222,7 +222,7 @@ public final class PageHeightEngine: @unchecked Sendable {
         } catch {
             return ReportBuilder.inputError(url: page.url, message: "\(error)", options: options)
         }
-        let shown = await Self.show(copies, in: folders)
+        let shown = folders?.show(copies)
         // Taken away at the verdict (before a worker pool starts its next page), or at the end.
         let hidden = Mutex(false)
         let hide: @Sendable () -> Void = {
@@ -230,23 +230,13 @@ public final class PageHeightEngine: @unchecked Sendable {
             folders?.hide(shown)
         }
         if let problem = shown?.problems.first {
-            await Self.onEngineThread(hide)
+            hide()
             return ReportBuilder.inputError(url: page.url, message: problem, options: options)
         }
         let report = await Self.measure(page, options: options, snapshot: snapshot, freshView: freshView, upcoming: upcoming,
                                         log: log, verdictReached: { hide(); verdictReached?() }, pools: pools)
-        await Self.onEngineThread(hide)
+        hide()
         return report
-    }
-
-    @GLibActor
-    private static func onEngineThread(_ work: @Sendable () -> Void) {
-        work()
-    }
-
-    @GLibActor
-    private static func show(_ copies: [FileJail.PageFolders.Copy], in folders: FileJail.PageFolders?) -> FileJail.PageFolders.Shown? {
-        folders?.show(copies)
     }
 
     @GLibActor

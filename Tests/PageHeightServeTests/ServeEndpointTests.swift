@@ -140,4 +140,33 @@ struct ServeEndpointTests {
         let help = try PageHeightBinary.run(["serve", "--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: pageheight serve") && help.stdout.contains("--token-file"))
     }
+
+    /// The file jail holds WebKit's processes only. A server measures in its own process, and
+    /// none of its threads but the jail's two (the one that mounts the pages' folders, and the
+    /// one that starts WebKit's processes) sees the jail, however many requests it answers
+    /// (before, the engine's thread lived in it, and so did the concurrency runtime's threads it
+    /// started, which then ran the server's own code); WebKit's processes start in the jail, with
+    /// the sandbox's capabilities only.
+    @Test(.enabled(if: geteuid() == 0, "a mount namespace needs CAP_SYS_ADMIN"))
+    func onlyWebKitsProcessesAreInTheJail() throws {
+        let server = try ServeProcess(["--jobs", "2"])
+        for _ in 0..<8 {
+            let answer = try server.curl(["-X", "POST", "/v1/measure", "-d", #"{"html": "<p>one line</p>"}"#])
+            #expect(answer.status == 200, "\(answer.body.prefix(300))")
+        }
+        let pid = server.process.processIdentifier
+        let namespace = { (path: String) in (try? FileManager.default.destinationOfSymbolicLink(atPath: path + "/ns/mnt")) ?? "" }
+        let host = namespace("/proc/\(pid)")
+        let threads = (try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")).map { namespace("/proc/\(pid)/task/\($0)") }
+        #expect(threads.filter { $0 != host }.count == 2, "\(threads.count) threads: \(Dictionary(grouping: threads, by: { $0 }).mapValues(\.count))")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        let children = tasks.map { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/children", encoding: .utf8)) ?? "" }.joined(separator: " ")
+        let network = try #require(children.split(separator: " ").map(String.init).first {
+            (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("WebKitNetworkPr") == true
+        }, "no network process among \(children)")
+        let status = try String(contentsOfFile: "/proc/\(network)/status", encoding: .utf8)
+        #expect(namespace("/proc/\(network)") != host && threads.contains(namespace("/proc/\(network)")))
+        #expect(status.contains("CapBnd:\t0000000000a01002"), "\(status.split(separator: "\n").filter { $0.hasPrefix("Cap") })")
+        #expect(server.stop() != nil)
+    }
 }

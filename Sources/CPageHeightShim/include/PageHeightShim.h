@@ -173,12 +173,31 @@ long ph_page_out(pid_t pid, const uintptr_t *starts, const size_t *lengths, int 
 // -errno (-EACCES or -EPERM without CAP_SYS_NICE: the thread keeps its priority).
 int ph_prioritize_thread(int nice);
 
-// Why: prctl is varargs, which Swift does not import. Takes every capability whose bit is clear in
-// `keep` (bit n: capability n, as in /proc/PID/status) out of the calling thread's bounding set
-// (a per-thread set): no process it or a thread it starts from now on starts can hold one,
-// whatever its user. The process keeps what it has. Returns 0, or -errno for the first refusal
-// (-EPERM without CAP_SETPCAP: nothing was dropped).
-int ph_narrow_capability_bound(unsigned long long keep);
+// Why: the processes WebKit starts (its network process, bubblewrap and the web processes in it,
+// its D-Bus proxy) are started by GLib (posix_spawn, or fork and exec), which pageheight cannot
+// give a hook of its own; only the calls GLib makes by name reach functions this program defines
+// (`posix_spawn`, `posix_spawnp`, `execve`, exported by the executable). From this call on, each
+// of those processes starts with every capability whose bit is clear in `keep` (bit n:
+// capability n, as in /proc/PID/status) out of its bounding set: no process it starts can hold
+// one, whatever its user. Its posix_spawn is made by a thread of the shim's (the spawner), whose
+// bounding set that is. No other process, and no other thread of this process, changes.
+void ph_confine_children(unsigned long long keep);
+
+// Why: as `ph_confine_children`. From this call on, WebKit's processes start in the mount
+// namespace `namespace_fd` (a descriptor of /proc/.../ns/mnt: the file jail's, `FileJail`), their
+// root and working directory its root. Returns 0, or the spawner's errno entering it.
+int ph_jail_children(int namespace_fd);
+
+// Why: whether this program's `posix_spawn` and `execve` are the ones the libraries call (the
+// executable exports them: `-Xlinker --export-dynamic-symbol=...`); without that, WebKit's
+// processes cannot be confined. 1 or 0.
+int ph_children_confinable(void);
+
+// Why: prctl is varargs, which Swift does not import. Where the program cannot confine WebKit's
+// processes alone (`ph_children_confinable` is 0), takes the capabilities clear in `keep` out of
+// the calling thread's bounding set, which the threads and processes it starts inherit. Returns
+// 0, or -errno (-EPERM without CAP_SETPCAP).
+int ph_narrow_this_thread(unsigned long long keep);
 
 // Why: WebKit reads `Malloc=1` before main, so only a new start of the program can have it; the
 // decision is the program's (main.swift). Starts the program again at once (execv of its own

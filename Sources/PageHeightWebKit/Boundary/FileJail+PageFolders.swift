@@ -10,8 +10,8 @@ extension FileJail {
     /// gets past the content filters (at `--jobs N`, at most the folders of the N pages under way).
     ///
     /// A folder is copied as a detached, read-only mount tree on a thread outside the jail
-    /// (`prepare`, the measuring task's), then mounted in the jail by the engine's thread, which
-    /// lives in it (`show`), and taken away when its last page ends (`hide`). A folder inside one
+    /// (`prepare`, the measuring task's), then mounted in the jail by the thread that lives in it
+    /// (`Warden`, `show`), and taken away when its last page ends (`hide`). A folder inside one
     /// shown for the whole run, or inside one a page under way shows, is counted on that one.
     final class PageFolders: @unchecked Sendable {
         /// A folder copied for a page, to be mounted at `path` (each spelling of it).
@@ -29,8 +29,11 @@ extension FileJail {
 
         /// Folders shown for the whole run (their spellings): what lies inside needs no mount.
         private let fixed: [String]
-        /// Engine thread only: each folder mounted for pages, and how many pages under way use it.
+        /// The warden's thread only: each folder mounted for pages, and how many pages under way
+        /// use it.
         private var mounted: [String: Int] = [:]
+        /// The thread in the jail, which mounts and unmounts; set once, as the jail is entered.
+        nonisolated(unsafe) var warden: Warden?
 
         init(fixed: [String]) {
             self.fixed = fixed
@@ -60,9 +63,20 @@ extension FileJail {
             return copies
         }
 
-        /// Mounts the copies not shown yet and counts the page on each: on the engine's thread.
-        /// Closes the copies' descriptors.
+        /// Mounts the copies not shown yet and counts the page on each (on the warden's thread;
+        /// any thread may call). Closes the copies' descriptors.
         func show(_ copies: [Copy]) -> Shown {
+            guard let warden else { copies.forEach { close($0.tree) }; return Shown(paths: [], problems: []) }
+            return warden.perform { self.mount(copies) }
+        }
+
+        /// The page has ended: each folder no page under way uses any more is taken away (on the
+        /// warden's thread; any thread may call).
+        func hide(_ shown: Shown) {
+            warden?.perform { self.unmount(shown) }
+        }
+
+        private func mount(_ copies: [Copy]) -> Shown {
             var counted: [String] = [], problems: [String] = []
             for copy in copies {
                 defer { close(copy.tree) }
@@ -89,8 +103,7 @@ extension FileJail {
             return Shown(paths: counted, problems: problems)
         }
 
-        /// The page has ended: each folder no page under way uses any more is taken away.
-        func hide(_ shown: Shown) {
+        private func unmount(_ shown: Shown) {
             for path in shown.paths { mounted[path, default: 1] -= 1 }
             sweep()
         }

@@ -30,10 +30,12 @@ public enum SandboxState: Sendable, Equatable {
 /// processes can open at all: with `FileJail`, the system and the pages' folders only.
 ///
 /// Run as root, bubblewrap makes no user namespace and hands root's capabilities to the web
-/// process. Before any process is started with the sandbox, the engine's thread (which starts
-/// WebKit's processes and every thread WebKit makes) takes out of its bounding set every
-/// capability but `keptCapabilities`: those bubblewrap needs to build the sandbox, which the web
-/// process then still holds, and those this process's other children used before.
+/// process. Every process started once the sandbox is asked for (bubblewrap's check, then
+/// WebKit's processes) starts with every capability but `keptCapabilities` out of its bounding
+/// set (`ph_confine_children`, in the child, before its exec): those bubblewrap needs to build the
+/// sandbox, which the web process then still holds, and those this process's other children used
+/// before. No thread of this process changes (a thread that narrowed its own set handed it to the
+/// threads it started, the concurrency runtime's among them, and to what they started).
 ///
 /// WebKit ends this process (a GLib error) when bubblewrap cannot start, so `begin` runs it first
 /// with the namespaces and mounts WebKit asks for.
@@ -74,8 +76,11 @@ enum WebProcessSandbox {
         for (path, package) in [(bubblewrap, "bubblewrap"), (dbusProxy, "xdg-dbus-proxy")] where access(path, X_OK) != 0 {
             return { .unavailable("\(path) is missing (apt-get install \(package))") }
         }
-        // Refused without CAP_SETPCAP: such a user has no capability to hand on.
-        _ = ph_narrow_capability_bound(keptCapabilities.reduce(UInt64(0)) { $0 | 1 << UInt64($1) })
+        // Every process of WebKit's started from now on (bubblewrap's check first); without
+        // CAP_SETPCAP the drop is refused, and such a user has no capability to hand on. A program
+        // whose spawns the shim cannot see narrows the engine's thread instead.
+        let keep = keptCapabilities.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }
+        if ph_children_confinable() != 0 { ph_confine_children(keep) } else { _ = ph_narrow_this_thread(keep) }
         guard let child = TiedChild.spawn([bubblewrap] + probeArguments, errorsToo: true) else {
             return { .unavailable("\(bubblewrap) could not be run") }
         }
