@@ -9,8 +9,8 @@ import Glibc
 ///
 /// WebKit's sandbox confines the web processes, but a file page's subresources are read by the
 /// network process, which WebKit starts outside it, as this process's user. The jail closes that:
-/// before WebKit starts any process, the engine's thread (which starts every process WebKit runs,
-/// and Xvfb's clients' threads) moves into a mount namespace of its own whose root shows only
+/// before WebKit starts any process, a thread of the engine's (`Warden`) builds a mount namespace
+/// whose root shows only
 ///
 /// - the system (`/usr`, `/etc` without the accounts' files, `/sys`, `/dev`, `/proc`, the font
 ///   caches), read-only, except `/dev` and `/proc`;
@@ -22,8 +22,9 @@ import Glibc
 ///
 /// and nothing else: not `$HOME`, not the accounts (`/etc/passwd`, `/etc/shadow`, `/etc/group`
 /// show this user only), not the other folders of the machine. Every process WebKit starts from
-/// then on (the network process, the web processes, their sandbox) starts in it. The other threads
-/// of this process (the caller's: writing results, reading lists) keep the machine's view.
+/// then on (the network process, the web processes, their sandbox, its D-Bus proxy) starts in it
+/// (`ph_jail_children`). No other thread of this process enters it: the engine's, the caller's
+/// and the concurrency runtime's keep the machine's view.
 ///
 /// A mount namespace needs CAP_SYS_ADMIN: as another user the jail is `unavailable`, and the engine
 /// says so once.
@@ -62,8 +63,8 @@ public enum FileJail {
     /// The accounts' files, shown with this user's line only.
     static let accountFiles = ["passwd", "group", "shadow", "gshadow"]
 
-    /// Moves the calling thread (the engine's) into the jail: call before WebKit or GTK starts,
-    /// after Xvfb is up. `privateDirectory` is the engine's own (read-write, and where the new root
+    /// Moves the calling thread (the warden's) into the jail: call before WebKit starts a
+    /// process, after Xvfb is up. `privateDirectory` is the engine's own (read-write, and where the new root
     /// is built). Returns the state.
     static func enter(_ access: Access, privateDirectory: String) -> (State, PageFolders?) {
         guard geteuid() == 0 else {
