@@ -944,17 +944,22 @@ if (VIRTUAL_CLOCK) {
   }
 }
 // Calls of the engine's asynchronous work under way, in this frame: work the settle rule waits
-// for (like requests: its end can change the page), and time the virtual clock does not move
-// (it holds the clock while one is under way). Counted on both clocks.
+// for (like requests: its end can change the page) for its first CALL_WAITED_MS of real time
+// (a call that never settles, such as a permission nobody answers, does not hold the verdict
+// for ever), and time the virtual clock does not move (it holds the clock until it ends).
+// Counted on both clocks.
+const CALL_WAITED_MS = 5000;
 let callsUnderWay = 0;
 const busy = (reason) => {
   callsUnderWay++;
   hold(reason, 1);
-  let done = false;
+  let counted = true, done = false;
+  const uncount = () => { if (counted) { counted = false; callsUnderWay--; tell(null); } };
+  nativeSetTimeout(uncount, CALL_WAITED_MS);
   return () => {
     if (done) return;
     done = true;
-    nativeSetTimeout(() => { callsUnderWay--; hold(reason, -1); }, 0);
+    nativeSetTimeout(() => { uncount(); hold(reason, -1); }, 0);
   };
 };
 // A MessageChannel's messages: WebKit carries each through the UI process, a round trip of
