@@ -70,9 +70,10 @@ struct ProbeScriptTests {
         let table = try #require(hooks.components(separatedBy: "const PROMISE_METHODS = ").dropFirst().first?
             .components(separatedBy: ";").first)
         let listed = Set(table.matches(of: #/'([^']*)'/#).map { String($0.output.1) }.joined().split(separator: " ").map(String.init))
-        // Left out: a promise that waits on the page's own script, the probe's channel, and
-        // `Image`, whose prototype is `HTMLImageElement`'s.
-        let leftOut: Set = ["CustomElementRegistry.whenDefined", "UserMessageHandler.postMessage", "Image.decode"]
+        // Left out: a promise that waits on the page's own script, the probe's channel, font
+        // loads (the fonts rule's), and `Image`, whose prototype is `HTMLImageElement`'s.
+        let leftOut: Set = ["CustomElementRegistry.whenDefined", "UserMessageHandler.postMessage", "FontFace.load", "FontFaceSet.load",
+                            "Image.decode"]
         let missing = found.subtracting(leftOut).subtracting(listed).sorted(), extra = listed.subtracting(found).sorted()
         #expect(missing.isEmpty && extra.isEmpty, "missing: \(missing), not the engine's: \(extra)")
     }

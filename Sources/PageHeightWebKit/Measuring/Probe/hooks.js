@@ -1034,7 +1034,8 @@ if (window.History) {
 // (`PROMISE_METHODS`: interface and method; `ProbeScriptTests` finds them in the engine, as
 // the methods that answer a call on an object of another interface with a rejected promise,
 // and checks this list against them), less those whose promise waits on the page itself
-// (`whenDefined`) or is this probe's channel; and the ones that take a callback or fire events:
+// (`whenDefined`), is this probe's channel, or loads fonts (the fonts rule waits for those, and
+// gives up after 5 s); and the ones that take a callback or fire events:
 // `toBlob`, IndexedDB's requests and transactions, `FileReader` (service workers are off).
 // Each is let go a task after it ends, so that a chain (a handler that starts the next) keeps
 // the clock held.
@@ -1044,8 +1045,8 @@ if (window.History) {
     + 'Cache.delete Cache.keys Cache.match Cache.matchAll Cache.put CacheStorage.delete CacheStorage.has CacheStorage.keys '
     + 'CacheStorage.match CacheStorage.open Clipboard.read Clipboard.readText Clipboard.write Clipboard.writeText '
     + 'ClipboardItem.getType CookieStore.delete CookieStore.get CookieStore.getAll CookieStore.set '
-    + 'Document.exitFullscreen Document.hasStorageAccess Document.requestStorageAccess Element.requestFullscreen FontFace.load '
-    + 'FontFaceSet.load GPUBuffer.mapAsync GPUQueue.onSubmittedWorkDone HTMLImageElement.decode HTMLMediaElement.play '
+    + 'Document.exitFullscreen Document.hasStorageAccess Document.requestStorageAccess Element.requestFullscreen '
+    + 'GPUBuffer.mapAsync GPUQueue.onSubmittedWorkDone HTMLImageElement.decode HTMLMediaElement.play '
     + 'IDBFactory.databases LockManager.query LockManager.request MediaCapabilities.decodingInfo '
     + 'MediaCapabilities.encodingInfo MediaDevices.enumerateDevices MediaDevices.getDisplayMedia MediaDevices.getUserMedia '
     + 'MediaSession.callActionHandler MediaStreamTrack.applyConstraints NavigationPreloadManager.disable '
