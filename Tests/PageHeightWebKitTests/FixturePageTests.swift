@@ -83,8 +83,9 @@ struct FixturePageTests {
     /// schedule runs on the page's virtual clock, which takes its 5.3 s at the speed of layout, the
     /// earliest stop on the real clock: a difference here is the settle rule's or the virtual
     /// clock's (the fixture tables on either clock tell which).
-    /// Pages on which one of the schedule's polls lands in the middle of an animation.
-    static let pollsMidAnimation = ["raf-slide", "raf-frame-counted", "timer-steps-date"]
+    /// Pages on which one of the schedule's polls lands in the middle of an animation, or of
+    /// chains of the engine's asynchronous work whose real durations decide which ends first.
+    static let pollsMidAnimation = ["raf-slide", "raf-frame-counted", "timer-steps-date", "time-async-work"]
 
     @Test(arguments: earliestStopAgrees)
     func theEarliestStopAgreesWithTheWholeSchedule(_ fixture: FixtureCase) async throws {
